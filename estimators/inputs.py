@@ -1,0 +1,144 @@
+"""Calling input_fn per input pipeline, with the per-replica batch, and shaping what it returns.
+
+Train input must have a static batch dimension on paths compiled for TPUs. Eval and predict
+input may end in a partial batch: every element gets a `mask` of real rows, the stream is padded
+so each pipeline feeds whole steps to all its replicas, and on static-shape paths the partial
+batch is padded to full size (eval splits it into one-real-row batches so the loss stays exact).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+from estimators.mode_keys import ModeKeys
+
+
+def per_replica_batch_size(global_batch: int, num_replicas: int, what: str) -> int:
+    """The per-replica batch; ValueError naming both numbers when they do not divide."""
+    if not isinstance(global_batch, int) or global_batch < 1:
+        raise ValueError(f"{what} must be a positive integer, got {global_batch!r}.")
+    if global_batch % num_replicas:
+        raise ValueError(
+            f"{what}={global_batch} does not divide by the {num_replicas} replicas in sync; "
+            f"use a multiple of {num_replicas} (e.g. {max(1, global_batch // num_replicas) * num_replicas})."
+        )
+    return global_batch // num_replicas
+
+
+def split_element(element: Any, mode: str) -> tuple[Any, Any]:
+    """(features, labels) from a dataset element; predict input may carry features alone."""
+    if isinstance(element, tuple) and len(element) == 2:
+        return element
+    if mode == ModeKeys.PREDICT:
+        return element, None
+    raise ValueError(
+        "input_fn's dataset must yield (features, labels) tuples for training and evaluation, "
+        f"got an element of type {type(element).__name__}."
+    )
+
+
+def _batch_dims(element_spec: Any) -> list:
+    return [spec.shape[0] if spec.shape.rank else None for spec in tf.nest.flatten(element_spec)]
+
+
+def check_static_batch(element_spec: Any, batch_size: int) -> None:
+    """ValueError unless every tensor's first dimension is statically `batch_size`."""
+    dims = _batch_dims(element_spec)
+    if any(d is None for d in dims):
+        raise ValueError(
+            "input_fn's dataset has an unknown batch dimension (element_spec "
+            f"{element_spec}); TPU programs need static shapes. Batch with "
+            "`dataset.batch(params['batch_size'], drop_remainder=True)`."
+        )
+    if any(d != batch_size for d in dims):
+        raise ValueError(
+            f"input_fn's batches have first dimensions {dims}, but params['batch_size'] is "
+            f"{batch_size}; batch with `dataset.batch(params['batch_size'])`."
+        )
+
+
+def _rows(element: Any) -> tf.Tensor:
+    return tf.shape(tf.nest.flatten(element)[0], out_type=tf.int64)[0]
+
+
+def _pad_rows(tensor: tf.Tensor, size: int) -> tf.Tensor:
+    missing = size - tf.shape(tensor)[0]
+    paddings = [[0, missing]] + [[0, 0]] * (tensor.shape.rank - 1)
+    padded = tf.pad(tensor, paddings)
+    return tf.ensure_shape(padded, [size] + tensor.shape.as_list()[1:])
+
+
+def _repeat_rows(tensor: tf.Tensor, size: int) -> tf.Tensor:
+    return tf.repeat(tf.expand_dims(tensor, 0), size, axis=0)
+
+
+def _empty_like(spec: tf.TensorSpec, rows: int) -> tf.Tensor:
+    shape = [rows] + [d if d is not None else 0 for d in spec.shape.as_list()[1:]]
+    return tf.zeros(shape, spec.dtype)
+
+
+def masked_stream(dataset: tf.data.Dataset, batch_size: int, replicas: int, static: bool,
+                  split_partial: bool) -> tf.data.Dataset:
+    """Adds a per-row `mask` and pads the stream to whole steps of `replicas` batches.
+
+    static: pad partial batches to `batch_size` rows (padding rows are masked out).
+    split_partial: instead, turn a partial batch into one batch per real row, that row repeated,
+    so a model_fn's mean loss over the batch is that example's loss (exact evaluation).
+    """
+    dims = _batch_dims(dataset.element_spec)
+    if any(d is not None and d > batch_size for d in dims):
+        raise ValueError(f"input_fn's batches have {dims} rows, more than params['batch_size']={batch_size}.")
+
+    def add_mask(*element):
+        element = element[0] if len(element) == 1 else element
+        rows = _rows(element)
+        if not static:
+            return element, tf.ones([rows], tf.bool)
+        padded = tf.nest.map_structure(lambda t: _pad_rows(t, batch_size), element)
+        return padded, tf.range(batch_size, dtype=tf.int64) < rows
+
+    def one_row_batches(*element):
+        element = element[0] if len(element) == 1 else element
+        rows = _rows(element)
+        full = tf.data.Dataset.from_tensors(element).map(add_mask)
+        singles = tf.data.Dataset.from_tensor_slices(element).map(
+            lambda *row: (
+                tf.nest.map_structure(lambda t: _repeat_rows(t, batch_size), row[0] if len(row) == 1 else row),
+                tf.range(batch_size) < 1,
+            )
+        )
+        is_full = tf.cast(rows == batch_size, tf.int64)
+        return full.take(is_full).concatenate(singles.take((1 - is_full) * rows))
+
+    stream = dataset.flat_map(one_row_batches) if static and split_partial else dataset.map(add_mask)
+    if replicas > 1:
+        pad_rows = batch_size if static else 0
+        spec = stream.element_spec
+        padding = tf.nest.map_structure(lambda s: _empty_like(s, pad_rows), spec[0])
+        filler = tf.data.Dataset.from_tensors((padding, tf.zeros([pad_rows], tf.bool))).repeat(replicas - 1)
+        stream = stream.concatenate(filler).batch(replicas, drop_remainder=True).unbatch()
+    return stream
+
+
+def make_dataset_fn(input_fn: Callable, params: dict, batch_size: int, mode: str, static: bool,
+                    replicas_per_pipeline: Callable[[tf.distribute.InputContext], int]) -> Callable:
+    """The function handed to distribute_datasets_from_function for one mode."""
+
+    def dataset_fn(context: tf.distribute.InputContext) -> tf.data.Dataset:
+        dataset = input_fn(dict(params, batch_size=batch_size, context=context))
+        if not isinstance(dataset, tf.data.Dataset):
+            raise ValueError(
+                f"input_fn must return a tf.data.Dataset, got {type(dataset).__name__}."
+            )
+        if mode == ModeKeys.TRAIN:
+            split_element(dataset.element_spec, mode)
+            if static:
+                check_static_batch(dataset.element_spec, batch_size)
+            return dataset
+        return masked_stream(dataset, batch_size, replicas_per_pipeline(context), static,
+                             split_partial=mode == ModeKeys.EVAL)
+
+    return dataset_fn

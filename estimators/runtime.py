@@ -1,0 +1,78 @@
+"""Everything tied to one tf.distribute.Strategy: its variables, global step and compiled loops."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+from estimators import checkpoints, loops
+from estimators.mode_keys import ModeKeys
+from estimators.steps import ModelFnSteps, check_metrics
+from estimators.variable_store import VariableStore
+
+METRICS_KEY = "eval_metrics"
+
+
+class Runtime:
+    """One strategy's variable store, engine-owned global step, and cached loop functions."""
+
+    def __init__(self, strategy: tf.distribute.Strategy, model_fn: Callable, params: dict, config: Any,
+                 static_shapes: bool):
+        self.strategy = strategy
+        self.store = VariableStore()
+        self.num_replicas = strategy.num_replicas_in_sync
+        with strategy.scope():
+            self.global_step = tf.Variable(
+                0, dtype=tf.int64, trainable=False, name=checkpoints.GLOBAL_STEP,
+                aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
+            )
+        self.steps = ModelFnSteps(model_fn, params, config, self.store, self.num_replicas, static_shapes)
+        self._loops: dict[tuple, Callable] = {}
+        self._host_metrics: Callable | None = None
+        self.host_metric_objects: dict = {}
+
+    def loop(self, mode: str, batch_size: int | None) -> Callable:
+        """The compiled loop for `mode`, made once per batch size and reused across calls."""
+        key = (mode, batch_size)
+        if key not in self._loops:
+            if mode == ModeKeys.TRAIN:
+                self._loops[key] = loops.train_loop(self.strategy, self.steps.train(batch_size), self.global_step)
+            elif mode == ModeKeys.EVAL:
+                self._loops[key] = loops.eval_loop(self.strategy, self.steps.evaluate(batch_size))
+            else:
+                self._loops[key] = loops.predict_loop(self.strategy, self.steps.predict(batch_size))
+        return self._loops[key]
+
+    def metric_objects(self) -> dict:
+        """The Keras metrics of the latest evaluation trace: model_fn's own and metric_fn's."""
+        return {**(self.steps.last.metric_objects or {}), **self.host_metric_objects}
+
+    def update_host_metrics(self, rows: Any, mask: tf.Tensor) -> None:
+        """Runs TPUEstimatorSpec's metric_fn on the real rows of a finished eval loop (on the host)."""
+        metric_fn = self.steps.last.metric_fn
+        if metric_fn is None:
+            return
+        if self._host_metrics is None:
+            self._host_metrics = tf.function(self._metric_fn_call)
+        self._host_metrics(rows, mask)
+
+    def _metric_fn_call(self, rows: Any, mask: tf.Tensor) -> None:
+        real = tf.nest.map_structure(lambda t: tf.boolean_mask(t, mask), rows)
+        metric_fn = self.steps.last.metric_fn
+        with self.store.scope(METRICS_KEY, share=False):
+            metrics = metric_fn(**real) if isinstance(real, dict) else metric_fn(*real)
+        self.host_metric_objects = check_metrics(metrics)
+
+    def checkpoint(self, include_optimizer: bool = True) -> tf.train.Checkpoint:
+        """A tf.train.Checkpoint over the global step and every model variable created so far.
+
+        Metric state is never saved; include_optimizer=False leaves out optimizer state too
+        (what warm-starting copies is the model alone).
+        """
+        owners = list(self.metric_objects().values())
+        if not include_optimizer:
+            owners += [opt.optimizer for opt in self.steps.optimizers]
+        exclude = {id(getattr(var, "value", var)) for owner in owners for var in owner.variables}
+        return checkpoints.make_checkpoint(checkpoints.keyed_variables(self.store, exclude), self.global_step)

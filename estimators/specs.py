@@ -1,0 +1,95 @@
+"""What a model_fn returns: EstimatorSpec and TPUEstimatorSpec, with tf.estimator's field names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from estimators.mode_keys import ModeKeys
+
+
+class EstimatorSpec(NamedTuple):
+    """The ops a model_fn returns for `mode` (tf.estimator.EstimatorSpec's fields).
+
+    `eval_metric_ops` maps names to Keras metrics that model_fn updated itself. Session-era
+    fields (hooks, scaffold) are accepted only when empty: TF2 has no sessions to hook.
+    """
+
+    mode: str
+    predictions: Any = None
+    loss: Any = None
+    train_op: Any = None
+    eval_metric_ops: dict | None = None
+    export_outputs: dict | None = None
+    training_chief_hooks: tuple = ()
+    training_hooks: tuple = ()
+    scaffold: Any = None
+    evaluation_hooks: tuple = ()
+    prediction_hooks: tuple = ()
+
+
+class TPUEstimatorSpec(NamedTuple):
+    """The ops a TPU model_fn returns (tf.estimator.tpu.TPUEstimatorSpec's fields).
+
+    `eval_metrics` is `(metric_fn, tensors)`: the engine gathers `tensors` from every replica,
+    drops padding, and calls `metric_fn` once per step on the host with the real examples.
+    """
+
+    mode: str
+    predictions: Any = None
+    loss: Any = None
+    train_op: Any = None
+    eval_metrics: tuple[Callable, Any] | None = None
+    export_outputs: dict | None = None
+    scaffold_fn: Callable | None = None
+    host_call: Any = None
+    training_hooks: tuple | None = None
+    evaluation_hooks: tuple | None = None
+    prediction_hooks: tuple | None = None
+
+
+_UNSUPPORTED = {
+    "training_chief_hooks": "SessionRunHooks",
+    "training_hooks": "SessionRunHooks",
+    "evaluation_hooks": "SessionRunHooks",
+    "prediction_hooks": "SessionRunHooks",
+    "scaffold": "a tf.compat.v1 Scaffold",
+    "scaffold_fn": "a tf.compat.v1 Scaffold",
+    "host_call": "a host_call (write tf.summary in model_fn instead)",
+}
+
+
+def validate_spec(spec: Any, mode: str, num_replicas: int) -> EstimatorSpec | TPUEstimatorSpec:
+    """Checks what model_fn returned for `mode`; raises ValueError that says what is missing."""
+    if not isinstance(spec, (EstimatorSpec, TPUEstimatorSpec)):
+        raise ValueError(
+            f"model_fn must return an EstimatorSpec or TPUEstimatorSpec, got {type(spec).__name__}."
+        )
+    if spec.mode != mode:
+        raise ValueError(f"model_fn was called with mode={mode!r} but returned a spec with mode={spec.mode!r}.")
+    for name, what in _UNSUPPORTED.items():
+        if getattr(spec, name, None):
+            raise ValueError(
+                f"{type(spec).__name__}.{name} holds {what}, which has no TF2 equivalent here; "
+                "remove it (checkpoints, summaries and logging are handled by the engine)."
+            )
+    if mode == ModeKeys.TRAIN:
+        if spec.loss is None:
+            raise ValueError("model_fn returned no loss in TRAIN mode; set loss= in the returned spec.")
+        if spec.train_op is None:
+            raise ValueError(
+                "model_fn returned no train_op in TRAIN mode; return "
+                "train_op=CrossShardOptimizer(optimizer).minimize(loss)."
+            )
+    if mode == ModeKeys.EVAL and spec.loss is None:
+        raise ValueError("model_fn returned no loss in EVAL mode; set loss= in the returned spec.")
+    if mode == ModeKeys.PREDICT and spec.predictions is None:
+        raise ValueError("model_fn returned no predictions in PREDICT mode; set predictions= in the spec.")
+    if spec.loss is not None and getattr(spec.loss, "shape", None) is not None and spec.loss.shape.rank not in (0, None):
+        raise ValueError(
+            f"model_fn's loss must be a scalar (the mean over this replica's batch), got shape {spec.loss.shape}."
+        )
+    if isinstance(spec, TPUEstimatorSpec) and spec.eval_metrics is not None:
+        if not (isinstance(spec.eval_metrics, (tuple, list)) and len(spec.eval_metrics) == 2 and callable(spec.eval_metrics[0])):
+            raise ValueError("TPUEstimatorSpec.eval_metrics must be a tuple (metric_fn, tensors).")
+    return spec

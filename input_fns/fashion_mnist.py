@@ -1,0 +1,125 @@
+"""Fashion-MNIST from IDX files: find them (data_dir, system package, Keras cache, download) and load.
+
+Search dirs and downloading are module attributes / arguments so tests never touch the network.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from input_fns import idx
+from input_fns.errors import DatasetNotFoundError
+from input_fns.keras_cache import keras_home
+from input_fns.registry import register
+from input_fns.source import DatasetSource
+
+NAME = "fashion_mnist"
+CLASS_NAMES = (
+    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+    "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot",
+)  # fmt: skip
+SYSTEM_DIR = "/usr/share/datasets/fashion-mnist"
+ORIGIN = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
+KERAS_SUBDIR = os.path.join("datasets", "fashion-mnist")
+# Set to False (or pass download=False) to forbid network access.
+DOWNLOAD = True
+
+
+def keras_cache_dir() -> str:
+    """Where keras.utils.get_file caches Fashion-MNIST (honours $KERAS_HOME)."""
+    return os.path.join(keras_home(), KERAS_SUBDIR)
+
+
+def default_search_dirs() -> list[str]:
+    """Directories tried after data_dir: the apt package, then the Keras cache."""
+    return [SYSTEM_DIR, keras_cache_dir()]
+
+
+def file_names(split: str) -> tuple[str, str]:
+    """Uncompressed (images, labels) file names for split "train" or "test"."""
+    prefix = {"train": "train", "test": "t10k"}[split]
+    return f"{prefix}-images-idx3-ubyte", f"{prefix}-labels-idx1-ubyte"
+
+
+def find_files(
+    split: str, data_dir: str | None = None, search_dirs: Sequence[str] | None = None
+) -> tuple[str, str] | None:
+    """First directory holding both files of `split` (.gz or plain) -> their paths; None if nowhere."""
+    for directory in _candidate_dirs(data_dir, search_dirs):
+        paths = [_existing(os.path.join(directory, name)) for name in file_names(split)]
+        if all(paths):
+            return paths[0], paths[1]
+    return None
+
+
+def load(
+    split: str,
+    data_dir: str | None = None,
+    *,
+    search_dirs: Sequence[str] | None = None,
+    download: bool | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return (uint8 [N,28,28,1], int32 [N]) for "train" (60000) or "test" (10000)."""
+    paths = find_files(split, data_dir, search_dirs)
+    if paths is None:
+        tried = _candidate_dirs(data_dir, search_dirs)
+        if not (DOWNLOAD if download is None else download):
+            raise DatasetNotFoundError(_missing_message(split, tried))
+        paths = _download(split, tried)
+    images, labels = idx.read_images(paths[0]), idx.read_labels(paths[1])
+    if len(images) != len(labels):
+        raise ValueError(f"{paths[0]} has {len(images)} images but {paths[1]} has {len(labels)} labels.")
+    if labels.size and labels.max() >= len(CLASS_NAMES):
+        raise ValueError(f"{paths[1]}: label {labels.max()} out of range 0..{len(CLASS_NAMES) - 1}.")
+    return images, labels
+
+
+@register(NAME)
+def _source() -> DatasetSource:
+    return DatasetSource(NAME, (28, 28, 1), len(CLASS_NAMES), CLASS_NAMES, loader=load)
+
+
+def _download(split: str, tried: list[str]) -> tuple[str, str]:
+    """Fetch the split's two .gz files into the Keras cache; any failure becomes one clear error."""
+    import keras  # Deferred: only needed on this rare path.
+
+    try:
+        got = [
+            keras.utils.get_file(
+                name + ".gz",
+                origin=ORIGIN + name + ".gz",
+                cache_dir=keras_home(),
+                cache_subdir=KERAS_SUBDIR,
+            )
+            for name in file_names(split)
+        ]
+    except Exception as e:
+        raise DatasetNotFoundError(f"{_missing_message(split, tried)}\nDownload from {ORIGIN} failed: {e}") from e
+    return got[0], got[1]
+
+
+def _missing_message(split: str, tried: list[str]) -> str:
+    names = " and ".join(f"{n}[.gz]" for n in file_names(split))
+    return (
+        f"Fashion-MNIST {split} files ({names}) not found in: {', '.join(tried)}.\n"
+        "Fix with one of:\n"
+        "  1. pass --data_dir=/path/to/dir holding the IDX files;\n"
+        f"  2. sudo apt-get install dataset-fashion-mnist (installs them into {SYSTEM_DIR});\n"
+        f"  3. run once with internet access to populate the Keras cache ({keras_cache_dir()})."
+    )
+
+
+def _candidate_dirs(data_dir: str | None, search_dirs: Sequence[str] | None) -> list[str]:
+    given = [data_dir, os.path.join(data_dir, "fashion-mnist")] if data_dir else []
+    return given + list(default_search_dirs() if search_dirs is None else search_dirs)
+
+
+def _existing(path: str) -> str | None:
+    """path + ".gz" if present, else path if present, else None."""
+    for candidate in (path + ".gz", path):
+        if os.path.isfile(candidate):
+            return candidate
+    return None

@@ -1,0 +1,88 @@
+"""What every classifier model_fn shares: input extraction, loss, train op, metrics and predictions.
+
+A model module turns raw images into logits; `classifier_spec` turns logits into the
+TPUEstimatorSpec for the mode, so every model trains, evaluates and predicts the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from estimators import CrossShardOptimizer, ModeKeys, TPUEstimatorSpec
+
+__all__ = ["classifier_spec", "image_tensor", "merged_params", "metric_fn", "predictions"]
+
+_IMAGE_KEYS = ("image", "images")
+
+
+def merged_params(defaults: Mapping[str, Any], params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The model's defaults overridden by the caller's params (which may name only some keys)."""
+    return {**defaults, **(params or {})}
+
+
+def image_tensor(features: Any) -> tf.Tensor:
+    """The image batch in `features`: a tensor, or a dict holding one tensor (or an "image(s)" key)."""
+    if isinstance(features, Mapping):
+        for key in _IMAGE_KEYS:
+            if key in features:
+                return tf.convert_to_tensor(features[key])
+        if len(features) == 1:
+            return tf.convert_to_tensor(next(iter(features.values())))
+        raise ValueError(
+            f"features is a dict with keys {sorted(features)}; pass the images as a tensor or under "
+            f"one of {list(_IMAGE_KEYS)}."
+        )
+    return tf.convert_to_tensor(features)
+
+
+def predictions(logits: tf.Tensor) -> dict[str, tf.Tensor]:
+    """"classes" (int64 argmax) and "probabilities" (float32 softmax) for every example."""
+    logits = tf.cast(logits, tf.float32)
+    return {"classes": tf.argmax(logits, axis=-1, output_type=tf.int64), "probabilities": tf.nn.softmax(logits)}
+
+
+def metric_fn(labels: tf.Tensor, logits: tf.Tensor) -> dict[str, keras.metrics.Metric]:
+    """Accuracy over the real examples of an evaluation (run on the host by the engine)."""
+    accuracy = keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+    accuracy.update_state(labels, logits)
+    return {"accuracy": accuracy}
+
+
+def _cross_entropy(labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+    # From logits (log-softmax inside), so large logits cannot overflow or give log(0).
+    per_example = keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+    return tf.reduce_mean(tf.cast(per_example, tf.float32))
+
+
+def classifier_spec(
+    mode: str,
+    logits: tf.Tensor,
+    labels: tf.Tensor | None,
+    make_optimizer: Callable[[], keras.optimizers.Optimizer],
+    trainable_variables: Sequence[Any],
+    regularization: tf.Tensor | None = None,
+) -> TPUEstimatorSpec:
+    """The TPUEstimatorSpec for `mode` from a classifier's logits [b, num_classes].
+
+    loss = mean sparse cross-entropy (+ `regularization`, e.g. weight decay, in TRAIN and EVAL);
+    TRAIN applies `make_optimizer()` through CrossShardOptimizer; EVAL reports accuracy.
+    """
+    logits = tf.cast(logits, tf.float32)
+    if mode == ModeKeys.PREDICT:
+        return TPUEstimatorSpec(mode, predictions=predictions(logits))
+    if labels is None:
+        raise ValueError(f"model_fn needs labels in mode {mode!r}.")
+    labels = tf.reshape(tf.cast(labels, tf.int32), [-1])
+    loss = _cross_entropy(labels, logits)
+    if regularization is not None:
+        loss = loss + tf.cast(regularization, tf.float32)
+    if mode == ModeKeys.TRAIN:
+        optimizer = CrossShardOptimizer(make_optimizer())
+        return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, list(trainable_variables)))
+    if mode == ModeKeys.EVAL:
+        return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
+    raise ValueError(f"Unknown mode {mode!r}; expected one of {list(ModeKeys.ALL)}.")

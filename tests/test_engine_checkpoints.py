@@ -1,0 +1,108 @@
+"""Global step, checkpoints and resume: a new process picks up exactly where the last stopped."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from estimators import RunConfig, TPUConfig, TPUEstimator
+from tests import engine_models as m
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _estimator(model_dir, **config):
+    settings = dict(model_dir=str(model_dir), save_checkpoints_steps=5, tpu_config=TPUConfig(iterations_per_loop=5))
+    settings.update(config)
+    return TPUEstimator(m.linear_model_fn, config=RunConfig(**settings), use_tpu=False, params={"adam": True},
+                        train_batch_size=16, eval_batch_size=16)
+
+
+def _four_batches():
+    """64 examples = 4 distinct batches of 16, cycled: any multiple of 4 steps ends a cycle."""
+    return m.train_input_fn(*m.dataset(64))
+
+
+def _train_in_new_process(model_dir, max_steps):
+    script = textwrap.dedent(f"""
+        from estimators import RunConfig, TPUConfig, TPUEstimator
+        from tests import engine_models as m
+        from tests.test_engine_checkpoints import _estimator, _four_batches
+        _estimator({str(model_dir)!r}).train(_four_batches(), max_steps={max_steps})
+    """)
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, env=env, timeout=300)
+
+
+def test_resuming_in_a_new_process_equals_uninterrupted_training(tmp_path):
+    _train_in_new_process(tmp_path / "resumed", 20)
+    _train_in_new_process(tmp_path / "resumed", 40)
+    straight = _estimator(tmp_path / "straight").train(_four_batches(), max_steps=40)
+    resumed = _estimator(tmp_path / "resumed")
+    assert resumed.get_variable_value("global_step") == 40
+    assert straight.get_variable_names() == resumed.get_variable_names()
+    for name in straight.get_variable_names():
+        np.testing.assert_allclose(resumed.get_variable_value(name), straight.get_variable_value(name), rtol=1e-6)
+
+
+def test_steps_adds_to_the_global_step_and_max_steps_stops_there(tmp_path):
+    estimator = _estimator(tmp_path)
+    estimator.train(_four_batches(), steps=7)
+    assert estimator.get_variable_value("global_step") == 7
+    estimator.train(_four_batches(), steps=3)
+    assert estimator.get_variable_value("global_step") == 10
+    estimator.train(_four_batches(), max_steps=12)
+    assert estimator.get_variable_value("global_step") == 12
+
+
+def test_max_steps_already_reached_is_a_no_op(tmp_path):
+    estimator = _estimator(tmp_path).train(_four_batches(), max_steps=6)
+    before = estimator.latest_checkpoint()
+    estimator.train(_four_batches(), max_steps=3)
+    assert estimator.latest_checkpoint() == before
+    assert estimator.get_variable_value("global_step") == 6
+
+
+def test_checkpoints_every_save_checkpoints_steps_and_keeps_the_newest(tmp_path):
+    estimator = _estimator(tmp_path, keep_checkpoint_max=2)
+    estimator.train(_four_batches(), max_steps=17)
+    kept = sorted(f for f in os.listdir(tmp_path) if f.endswith(".index"))
+    assert kept == ["ckpt-15.index", "ckpt-17.index"]
+    assert estimator.latest_checkpoint().endswith("ckpt-17")
+
+
+def test_variable_names_are_position_and_name_keys(tmp_path):
+    estimator = _estimator(tmp_path).train(_four_batches(), max_steps=1)
+    names = estimator.get_variable_names()
+    assert names[:3] == ["global_step", "model_fn/0000_kernel", "model_fn/0001_bias"]
+    assert "model_fn/0002_iteration" in names
+    assert estimator.get_variable_value("model_fn/0000_kernel").shape == (m.FEATURES, m.CLASSES)
+
+
+def test_unknown_variable_name_is_a_clear_error(tmp_path):
+    estimator = _estimator(tmp_path).train(_four_batches(), max_steps=1)
+    with pytest.raises(ValueError, match=r"No variable 'dense/kernel'.*get_variable_names"):
+        estimator.get_variable_value("dense/kernel")
+
+
+def test_warm_start_copies_weights_but_not_the_global_step(tmp_path):
+    source = _estimator(tmp_path / "source").train(_four_batches(), max_steps=8)
+    config = RunConfig(model_dir=str(tmp_path / "warm"), tpu_config=TPUConfig(iterations_per_loop=1))
+    warm = TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, params={"lr": 0.0}, train_batch_size=16,
+                        warm_start_from=str(tmp_path / "source"))
+    warm.train(_four_batches(), max_steps=1)
+    assert warm.get_variable_value("global_step") == 1
+    np.testing.assert_allclose(warm.get_variable_value("model_fn/0000_kernel"),
+                               source.get_variable_value("model_fn/0000_kernel"))
+
+
+def test_evaluate_restores_a_given_checkpoint_path(tmp_path):
+    x, y = m.dataset(32)
+    estimator = _estimator(tmp_path).train(_four_batches(), max_steps=10)
+    early = estimator.evaluate(m.eval_input_fn(x, y), checkpoint_path=str(tmp_path / "ckpt-5"))
+    late = estimator.evaluate(m.eval_input_fn(x, y))
+    assert (early["global_step"], late["global_step"]) == (5, 10)
+    assert early["loss"] != late["loss"]

@@ -1,0 +1,87 @@
+"""Replication: 8 logical CPU replicas behave as one replica on the same global batch."""
+
+import numpy as np
+import pytest
+
+from estimators import RunConfig, TPUConfig, TPUEstimator
+from tests import engine_models as m
+
+
+def _estimator(model_dir, strategy=None, params=None, **batches):
+    config = RunConfig(model_dir=str(model_dir), train_distribute=strategy, save_checkpoints_steps=1000,
+                       tpu_config=TPUConfig(iterations_per_loop=5))
+    sizes = dict(train_batch_size=32, eval_batch_size=16, predict_batch_size=16)
+    sizes.update(batches)
+    return TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, params=params or {}, **sizes)
+
+
+def _weights(estimator):
+    names = estimator.get_variable_names()
+    return [estimator.get_variable_value(n) for n in names if n.endswith(("_kernel", "_bias"))][:2]
+
+
+@pytest.mark.parametrize("params", [{}, {"adam": True}], ids=["sgd", "adam"])
+def test_eight_replicas_take_the_same_steps_as_one(tmp_path, eight_replicas, params):
+    x, y = m.dataset(320)
+    one = _estimator(tmp_path / "one", params=params).train(m.train_input_fn(x, y), max_steps=10)
+    eight = _estimator(tmp_path / "eight", eight_replicas, params=params).train(m.train_input_fn(x, y), max_steps=10)
+    for a, b in zip(_weights(one), _weights(eight), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-7)
+    assert not np.allclose(_weights(one)[0], _initial_weights()[0], atol=1e-3)
+
+
+def test_sum_reduction_takes_steps_replicas_times_larger(tmp_path, eight_replicas):
+    x, y = m.dataset(64)
+    mean = _estimator(tmp_path / "mean", eight_replicas, params={"lr": 0.01})
+    total = _estimator(tmp_path / "sum", eight_replicas, params={"lr": 0.01, "reduction": "sum"})
+    mean.train(m.train_input_fn(x, y), max_steps=1)
+    total.train(m.train_input_fn(x, y), max_steps=1)
+    # One SGD step from the same initial weights: the "sum" step is 8x the "mean" step.
+    initial = _initial_weights()[0]
+    mean_step = _weights(mean)[0] - initial
+    sum_step = _weights(total)[0] - initial
+    np.testing.assert_allclose(sum_step, 8 * mean_step, rtol=1e-4, atol=1e-7)
+
+
+def test_checkpoint_from_eight_replicas_evaluates_on_one_and_back(tmp_path, eight_replicas):
+    x, y = m.dataset(200)
+    eight = _estimator(tmp_path, eight_replicas).train(m.train_input_fn(x, y), max_steps=5)
+    single = _estimator(tmp_path)
+    on_one = single.evaluate(m.eval_input_fn(x, y))
+    on_eight = _estimator(tmp_path, eight_replicas).evaluate(m.eval_input_fn(x, y))
+    kernel, bias = _weights(eight)
+    loss, accuracy = m.numpy_eval(kernel, bias, x, y)
+    assert on_one["global_step"] == on_eight["global_step"] == 5
+    assert on_one["loss"] == pytest.approx(loss, rel=1e-5)
+    assert on_eight["loss"] == pytest.approx(loss, rel=1e-5)
+    assert on_one["accuracy"] == on_eight["accuracy"] == pytest.approx(accuracy)
+    # ... and a checkpoint written with one replica trains on with eight.
+    single.train(m.train_input_fn(x, y), max_steps=8)
+    resumed = _estimator(tmp_path, eight_replicas).train(m.train_input_fn(x, y), max_steps=10)
+    assert resumed.get_variable_value("global_step") == 10
+
+
+def test_predict_yields_every_example_once_in_order_across_eight_replicas(tmp_path, eight_replicas):
+    x, y = m.dataset(53)  # 53 does not divide by the global batch of 16 (8 replicas x 2)
+    estimator = _estimator(tmp_path, eight_replicas).train(m.train_input_fn(x, y), max_steps=3)
+    predictions = list(estimator.predict(m.predict_input_fn(x)))
+    kernel, bias = _weights(estimator)
+    assert len(predictions) == 53
+    np.testing.assert_allclose(np.stack([p["logits"] for p in predictions]), x @ kernel + bias, rtol=1e-5, atol=1e-5)
+
+
+def _initial_weights():
+    model = m.linear_model()
+    model.build((None, m.FEATURES))
+    return [w.numpy() for w in model.weights]
+
+
+def test_evaluate_counts_every_example_once_across_eight_replicas(tmp_path, eight_replicas):
+    x, y = m.dataset(53)
+    estimator = _estimator(tmp_path, eight_replicas).train(m.train_input_fn(x, y), max_steps=3)
+    result = estimator.evaluate(m.eval_input_fn(x, y))
+    kernel, bias = _weights(estimator)
+    loss, accuracy = m.numpy_eval(kernel, bias, x, y)
+    assert result["examples"] == 53
+    assert result["accuracy"] == pytest.approx(accuracy)
+    assert result["loss"] == pytest.approx(loss, rel=1e-5)
