@@ -66,10 +66,9 @@ class CrossShardOptimizer:
         if not var_list:
             raise ValueError("minimize() found no trainable variables; build the model before minimizing.")
         grads = tf.gradients(loss, [_as_tf_variable(v) for v in var_list])
-        missing = [getattr(v, "name", str(v)) for v, g in zip(var_list, grads) if g is None]
-        if len(missing) == len(var_list):
+        if all(g is None for g in grads):
             raise ValueError("loss does not depend on any variable in var_list; no gradients to apply.")
-        pairs = [(g, v) for g, v in zip(grads, var_list) if g is not None]
+        pairs = [(g, v) for g, v in zip(grads, var_list, strict=True) if g is not None]
         return self.apply_gradients(pairs)
 
     def apply_gradients(self, grads_and_vars: Iterable):

@@ -23,6 +23,9 @@ from estimators.strategy import resolve_strategy
 from estimators.summaries import SummaryWriters
 
 
+_STEPS_SPEC = tf.TensorSpec([], tf.int32)
+
+
 def _check_no_hooks(hooks: Any, what: str) -> None:
     if hooks:
         raise ValueError(
@@ -167,7 +170,7 @@ class Estimator:
         with runtime.strategy.scope():
             iterator = iter(self._distributed_dataset(runtime, input_fn, ModeKeys.TRAIN))
             loop = runtime.loop(ModeKeys.TRAIN, batch_size)
-            loop.get_concrete_function(iterator, tf.constant(1))
+            loop.get_concrete_function(iterator, _STEPS_SPEC)
             self._restore_for_training(runtime, latest)
             self._train_loops(runtime, loop, iterator, target)
         return self
@@ -281,7 +284,9 @@ class Estimator:
         per_loop = self._config.tpu_config.iterations_per_loop
         remaining = steps if steps is not None else math.inf
         first_value = first.get_value()
-        loop.get_concrete_function(iterator, first_value, tf.constant(1))
+        # Traced once for the iterator's (possibly unknown-batch) element spec: a partial last
+        # batch then reuses the same program instead of retracing for its shape.
+        loop.get_concrete_function(iterator, iterator.element_spec, _STEPS_SPEC)
         self._restore_for_inference(runtime, path)
         for metric in runtime.metric_objects().values():
             metric.reset_state()
@@ -360,9 +365,9 @@ def _split_predictions(rows: Any, mask: tf.Tensor, keys: list[str] | None, singl
         keep = mask[start:start + chunk]
         if not keep.any():
             continue
-        part = tf.nest.map_structure(lambda a: a[start:start + chunk][keep], rows)
+        part = tf.nest.map_structure(lambda a, s=start, k=keep: a[s:s + chunk][k], rows)
         if not single:
             yield part
             continue
         for i in range(int(keep.sum())):
-            yield tf.nest.map_structure(lambda a: a[i], part)
+            yield tf.nest.map_structure(lambda a, i=i: a[i], part)

@@ -76,7 +76,7 @@ def _structure_loop(strategy: tf.distribute.Strategy, step: Callable, with_loss:
             else:
                 rows, mask = outputs
             gathered = (_gather(strategy, rows), _gather(strategy, mask))
-            arrays = tf.nest.map_structure(lambda ta, t: ta.write(done, t), arrays, gathered)
+            arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, gathered)
             done += 1
         rows, mask = tf.nest.map_structure(lambda ta: ta.concat(), arrays)
         return done, loss_sum, count, rows, mask

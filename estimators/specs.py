@@ -85,11 +85,13 @@ def validate_spec(spec: Any, mode: str, num_replicas: int) -> EstimatorSpec | TP
         raise ValueError("model_fn returned no loss in EVAL mode; set loss= in the returned spec.")
     if mode == ModeKeys.PREDICT and spec.predictions is None:
         raise ValueError("model_fn returned no predictions in PREDICT mode; set predictions= in the spec.")
-    if spec.loss is not None and getattr(spec.loss, "shape", None) is not None and spec.loss.shape.rank not in (0, None):
+    loss_rank = getattr(getattr(spec.loss, "shape", None), "rank", None)
+    if loss_rank not in (0, None):
         raise ValueError(
             f"model_fn's loss must be a scalar (the mean over this replica's batch), got shape {spec.loss.shape}."
         )
     if isinstance(spec, TPUEstimatorSpec) and spec.eval_metrics is not None:
-        if not (isinstance(spec.eval_metrics, (tuple, list)) and len(spec.eval_metrics) == 2 and callable(spec.eval_metrics[0])):
+        metrics = spec.eval_metrics
+        if not (isinstance(metrics, (tuple, list)) and len(metrics) == 2 and callable(metrics[0])):
             raise ValueError("TPUEstimatorSpec.eval_metrics must be a tuple (metric_fn, tensors).")
     return spec

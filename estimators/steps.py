@@ -39,7 +39,8 @@ class ModelFnSteps:
         self.last = StepResult()
         self.optimizers: list = []
 
-    def _call(self, mode: str, features: Any, labels: Any, batch_size: int):
+    def call(self, mode: str, features: Any, labels: Any, batch_size: int | None):
+        """Calls model_fn once under the variable store; returns (checked spec, call record)."""
         record = ModelFnCall(mode, self._num_replicas)
         params = dict(self._params, batch_size=batch_size)
         with self._store.scope(mode) as used:
@@ -50,7 +51,7 @@ class ModelFnSteps:
     def train(self, batch_size: int) -> Callable:
         def step(element):
             features, labels = split_element(element, ModeKeys.TRAIN)
-            spec, record = self._call(ModeKeys.TRAIN, features, labels, batch_size)
+            spec, record = self.call(ModeKeys.TRAIN, features, labels, batch_size)
             if self._num_replicas > 1 and not record.optimizers:
                 raise ValueError(
                     f"model_fn's train_op did not come from CrossShardOptimizer, under {self._num_replicas} "
@@ -69,7 +70,7 @@ class ModelFnSteps:
     def evaluate(self, batch_size: int) -> Callable:
         def step(element):
             (features, labels), mask = split_element(element[0], ModeKeys.EVAL), element[1]
-            spec, _ = self._call(ModeKeys.EVAL, features, labels, batch_size)
+            spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
             loss = tf.cast(spec.loss, tf.float32)
             weighted_loss = tf.where(real > 0, loss * real, 0.0)
@@ -99,7 +100,7 @@ class ModelFnSteps:
     def predict(self, batch_size: int) -> Callable:
         def step(element):
             features, labels = split_element(element[0], ModeKeys.PREDICT)
-            spec, _ = self._call(ModeKeys.PREDICT, features, labels, batch_size)
+            spec, _ = self.call(ModeKeys.PREDICT, features, labels, batch_size)
             return spec.predictions, element[1]
 
         return step

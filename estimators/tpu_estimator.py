@@ -38,7 +38,7 @@ class TPUEstimator(Estimator):
                 "Pass train_batch_size/eval_batch_size/predict_batch_size instead."
             )
         if embedding_config_spec is not None:
-            raise ValueError("embedding_config_spec (TPU embeddings) is not supported; use keras_rs or TF's tpu_embedding_v3.")
+            raise ValueError("embedding_config_spec (TPU embeddings) is not supported; use keras_rs instead.")
         if batch_axis is not None:
             raise ValueError("batch_axis is not supported: batches are split along their first dimension.")
         super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
@@ -58,7 +58,7 @@ class TPUEstimator(Estimator):
     def _global_batch_size(self, mode: str) -> int | None:
         size = self._batch_sizes[mode]
         if size is None:
-            raise ValueError(f"TPUEstimator needs {_BATCH_ARGS[mode]} to {mode_verb(mode)}; pass it to the constructor.")
+            raise ValueError(f"TPUEstimator needs {_BATCH_ARGS[mode]} to {mode_verb(mode)}; pass it to TPUEstimator().")
         return size
 
     def _model_fn_batch_size(self, mode: str, runtime: Runtime) -> int:

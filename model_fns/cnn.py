@@ -16,7 +16,7 @@ from estimators import ModeKeys, TPUEstimatorSpec
 from model_fns import common
 from model_fns.registry import register
 
-__all__ = ["DEFAULT_PARAMS", "IMAGE_SHAPE", "build_cnn", "model_fn", "normalize"]
+__all__ = ["DEFAULT_PARAMS", "IMAGE_SHAPE", "build_cnn", "logits", "model_fn", "normalize"]
 
 IMAGE_SHAPE = (28, 28, 1)
 NUM_CLASSES = 10

@@ -24,7 +24,7 @@ from model_fns.registry import register
 
 __all__ = [
     "DEFAULT_PARAMS", "IMAGE_SHAPE", "ZeroPadShortcut", "blocks_per_stage", "build_resnet",
-    "learning_rate_schedule", "model_fn", "normalize",
+    "learning_rate_schedule", "model_fn", "normalize", "weight_decay_loss",
 ]
 
 IMAGE_SHAPE = (32, 32, 3)

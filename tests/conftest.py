@@ -13,7 +13,10 @@ _cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(_cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def eight_replicas() -> tf.distribute.Strategy:
-    """MirroredStrategy over the 8 logical CPUs: an 8-core TPU's replication and all-reduce."""
+    """MirroredStrategy over the 8 logical CPUs: an 8-core TPU's replication and all-reduce.
+
+    One per session: strategies made side by side in one process reuse collective instance keys.
+    """
     return tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(NUM_LOGICAL_CPUS)])

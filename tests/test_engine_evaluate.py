@@ -1,0 +1,175 @@
+"""Evaluation is exact over the whole input, uses the trained weights, and resets its metrics."""
+
+import os
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from estimators import (
+    CrossShardOptimizer,
+    Estimator,
+    EvalSpec,
+    ModeKeys,
+    RunConfig,
+    TPUConfig,
+    TPUEstimator,
+    TPUEstimatorSpec,
+    TrainSpec,
+    train_and_evaluate,
+)
+from tests import engine_models as m
+
+
+def _estimator(model_dir, strategy=None, model_fn=m.linear_model_fn, iterations=3, **config):
+    settings = dict(model_dir=str(model_dir), train_distribute=strategy, tpu_config=TPUConfig(iterations))
+    settings.update(config)
+    return TPUEstimator(model_fn, config=RunConfig(**settings), use_tpu=False, train_batch_size=16,
+                        eval_batch_size=16, predict_batch_size=16)
+
+
+def _kernel_bias(estimator):
+    return estimator.get_variable_value("model_fn/0000_kernel"), estimator.get_variable_value("model_fn/0001_bias")
+
+
+def test_evaluate_after_train_uses_the_trained_weights_exactly(tmp_path):
+    x, y = m.dataset(101)
+    estimator = _estimator(tmp_path).train(m.train_input_fn(x, y), max_steps=12)
+    result = estimator.evaluate(m.eval_input_fn(x, y))
+    loss, accuracy = m.numpy_eval(*_kernel_bias(estimator), x, y)
+    assert result["global_step"] == 12
+    assert result["examples"] == 101
+    assert result["loss"] == pytest.approx(loss, rel=1e-5)
+    assert result["accuracy"] == pytest.approx(accuracy)
+
+
+def test_evaluate_steps_limits_the_batches_read(tmp_path):
+    x, y = m.dataset(100)
+    estimator = _estimator(tmp_path).train(m.train_input_fn(x, y), max_steps=2)
+    result = estimator.evaluate(m.eval_input_fn(x, y), steps=4)
+    loss, _ = m.numpy_eval(*_kernel_bias(estimator), x[:64], y[:64])
+    assert result["examples"] == 64
+    assert result["loss"] == pytest.approx(loss, rel=1e-5)
+
+
+def test_metrics_are_reset_at_every_evaluate(tmp_path):
+    x, y = m.dataset(40)
+    estimator = _estimator(tmp_path).train(m.train_input_fn(x, y), max_steps=2)
+    first = estimator.evaluate(m.eval_input_fn(x, y))
+    second = estimator.evaluate(m.eval_input_fn(x, y))
+    assert first["examples"] == second["examples"] == 40
+    assert first == second
+
+
+def test_evaluate_writes_tensorboard_summaries_under_eval_name(tmp_path):
+    x, y = m.dataset(32)
+    estimator = _estimator(tmp_path).train(m.train_input_fn(x, y), max_steps=2)
+    estimator.evaluate(m.eval_input_fn(x, y), name="holdout")
+    events = tf.io.gfile.glob(os.path.join(str(tmp_path), "eval_holdout", "events.out.tfevents.*"))
+    assert events
+    tags = {v.tag for e in tf.compat.v1.train.summary_iterator(events[0]) for v in e.summary.value}
+    assert {"loss", "accuracy", "examples"} <= tags
+
+
+def test_training_writes_loss_and_step_rate_summaries(tmp_path):
+    x, y = m.dataset(32)
+    _estimator(tmp_path, save_summary_steps=1).train(m.train_input_fn(x, y), max_steps=6)
+    events = tf.io.gfile.glob(os.path.join(str(tmp_path), "events.out.tfevents.*"))
+    tags = {v.tag for e in tf.compat.v1.train.summary_iterator(events[0]) for v in e.summary.value}
+    assert {"loss", "global_step/sec", "examples/sec", "learning_rate"} <= tags
+
+
+def _batchnorm_model_fn(features, labels, mode, params):
+    model = keras.Sequential([keras.layers.BatchNormalization(momentum=0.5), keras.layers.Dense(m.CLASSES)])
+    logits = model(features, training=mode == ModeKeys.TRAIN)
+    loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+    if mode == ModeKeys.TRAIN:
+        return TPUEstimatorSpec(mode, loss=loss, train_op=CrossShardOptimizer(keras.optimizers.SGD(0.1)).minimize(loss))
+    return TPUEstimatorSpec(mode, loss=loss)
+
+
+def test_batchnorm_moving_statistics_update_during_training_on_every_replica(tmp_path, eight_replicas):
+    x, y = m.dataset(64)
+    x = x * 3.0 + 5.0
+    estimator = _estimator(tmp_path, eight_replicas, _batchnorm_model_fn)
+    estimator.train(m.train_input_fn(x, y), max_steps=10)
+    moving_mean = estimator.get_variable_value("model_fn/0002_moving_mean")
+    np.testing.assert_allclose(moving_mean, x.mean(axis=0), atol=1.0)  # started at 0
+    runtime = next(iter(estimator._runtimes.values()))
+    replicas = [v.numpy() for v in runtime.store.sequence(ModeKeys.TRAIN)[2].values]
+    for copy in replicas[1:]:
+        np.testing.assert_allclose(copy, replicas[0], rtol=1e-6)
+
+
+def test_estimator_with_eval_metric_ops_is_exact_with_a_partial_last_batch(tmp_path, eight_replicas):
+    x, y = m.dataset(45)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+
+    def train_input_fn():
+        return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+
+    config = RunConfig(model_dir=str(tmp_path), train_distribute=eight_replicas)
+    estimator = Estimator(m.keras_metrics_model_fn, config=config)
+    estimator.train(train_input_fn, steps=3)
+    result = estimator.evaluate(input_fn)
+    loss, accuracy = m.numpy_eval(*_kernel_bias(estimator), x, y)
+    assert result["loss"] == pytest.approx(loss, rel=1e-5)
+    assert result["accuracy"] == pytest.approx(accuracy)
+    assert len(list(estimator.predict(input_fn))) == 45
+
+
+def test_eval_metric_ops_on_a_static_shape_path_point_to_eval_metrics(tmp_path):
+    x, y = m.dataset(32)
+    estimator = _estimator(tmp_path, model_fn=m.keras_metrics_model_fn).train(m.train_input_fn(x, y), max_steps=1)
+    with pytest.raises(ValueError, match=r"TPUEstimatorSpec\(eval_metrics=\(metric_fn, tensors\)\)"):
+        estimator.evaluate(m.eval_input_fn(x, y))
+
+
+def test_train_and_evaluate_evaluates_every_n_steps_and_at_the_end(tmp_path):
+    x, y = m.dataset(32)
+    estimator = _estimator(tmp_path, save_checkpoints_steps=4)
+    result, exports = train_and_evaluate(estimator, TrainSpec(m.train_input_fn(x, y), max_steps=10),
+                                         EvalSpec(m.eval_input_fn(x, y), steps=None))
+    assert result["global_step"] == 10 and exports == []
+    events = tf.io.gfile.glob(os.path.join(str(tmp_path), "eval", "events.out.tfevents.*"))
+    steps = sorted({e.step for f in events for e in tf.compat.v1.train.summary_iterator(f) if e.summary.value})
+    assert steps == [4, 8, 10]
+
+
+def test_predict_by_batch_and_with_predict_keys(tmp_path):
+    x, y = m.dataset(37)
+    estimator = _estimator(tmp_path).train(m.train_input_fn(x, y), max_steps=1)
+    batches = list(estimator.predict(m.predict_input_fn(x), predict_keys=["classes"], yield_single_examples=False))
+    assert [len(b["classes"]) for b in batches] == [16, 16, 5]
+    assert set(batches[0]) == {"classes"}
+    with pytest.raises(ValueError, match=r"predict_keys \['nope'\]"):
+        list(estimator.predict(m.predict_input_fn(x), predict_keys=["nope"]))
+
+
+def test_iterations_per_loop_runs_many_steps_per_compiled_call(tmp_path, monkeypatch):
+    x, y = m.dataset(32)
+    estimator = _estimator(tmp_path, iterations=50).train(m.train_input_fn(x, y), max_steps=1)
+    runtime = next(iter(estimator._runtimes.values()))
+    loop = runtime.loop(ModeKeys.TRAIN, 16)
+    traces = loop.experimental_get_tracing_count()
+    counting = _CountingLoop(loop)
+    monkeypatch.setitem(runtime._loops, (ModeKeys.TRAIN, 16), counting)
+    estimator.train(m.train_input_fn(x, y), max_steps=121)
+    assert counting.calls == [50, 50, 20]
+    assert loop.experimental_get_tracing_count() == traces  # no retrace, also for the shorter last loop
+    assert estimator.get_variable_value("global_step") == 121
+
+
+class _CountingLoop:
+    """Records how many steps each call of a compiled loop was asked to run."""
+
+    def __init__(self, loop):
+        self.loop, self.calls = loop, []
+        self.get_concrete_function = loop.get_concrete_function
+
+    def __call__(self, iterator, iterations):
+        self.calls.append(int(iterations))
+        return self.loop(iterator, iterations)
