@@ -79,8 +79,7 @@ def restore(checkpoint: tf.train.Checkpoint, path: str, complete: bool) -> None:
                 f"Checkpoint {path} does not match this model_fn's variables: {err}. Was it written "
                 "by a different model? Use a fresh model_dir or the same model_fn."
             ) from None
-    else:
-        status.expect_partial()
+    status.expect_partial()  # state this model does not use (e.g. optimizer slots at export) is fine
 
 
 def variable_names(path: str) -> list[str]:

@@ -22,7 +22,6 @@ from estimators.runtime import Runtime
 from estimators.strategy import resolve_strategy
 from estimators.summaries import SummaryWriters
 
-
 _STEPS_SPEC = tf.TensorSpec([], tf.int32)
 
 

@@ -1,0 +1,1 @@
+"""What main.py runs: settings from flags, the estimator they describe, and one function per mode."""

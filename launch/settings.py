@@ -1,0 +1,55 @@
+"""Settings: the run main.py's flags describe, with defaults resolved and values checked."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from absl import logging
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Everything one run needs; built from flags by main.py, usable from notebooks too."""
+
+    model: str = "cnn"
+    dataset: str | None = None
+    data_dir: str | None = None
+    model_dir: str | None = None
+    mode: str = "train"
+    use_tpu: bool = False
+    tpu: str | None = None
+    train_steps: int = 600
+    eval_steps: int | None = None
+    train_batch_size: int = 1024
+    eval_batch_size: int = 1000
+    predict_batch_size: int = 100
+    iterations_per_loop: int = 100
+    learning_rate: float | None = None
+    save_checkpoints_steps: int = 500
+    keep_checkpoint_max: int = 5
+    export_dir: str | None = None
+    predict_files: tuple[str, ...] = ()
+    resnet_depth: int | None = None
+    seed: int | None = None
+
+    def resolved(self, default_dataset: str) -> Settings:
+        """A copy with the per-model defaults filled in (dataset, model_dir, tpu, export_dir)."""
+        dataset = self.dataset or default_dataset
+        model_dir = self.model_dir
+        if not model_dir:
+            model_dir = os.path.join("runs", f"{self.model}_{dataset}")
+            logging.info("No --model_dir given; checkpoints go to %s", os.path.abspath(model_dir))
+        export_dir = self.export_dir or os.path.join(model_dir, "export")
+        tpu = (self.tpu or "local") if self.use_tpu else self.tpu
+        return dataclasses.replace(self, dataset=dataset, model_dir=model_dir, export_dir=export_dir, tpu=tpu)
+
+    def model_params(self, defaults: dict) -> dict:
+        """model_fn params: the model's defaults, overridden by the flags that were set."""
+        params = dict(defaults)
+        params["train_steps"] = self.train_steps
+        if self.learning_rate is not None:
+            params["learning_rate"] = self.learning_rate
+        if self.resnet_depth is not None:
+            params["resnet_depth"] = self.resnet_depth
+        return params

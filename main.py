@@ -1,0 +1,70 @@
+"""Train, evaluate, predict or export a registered model: `python main.py --model=cnn [--use_tpu]`.
+
+Flags -> Settings -> registries (model_fns, input_fns) -> TPUEstimator -> the chosen mode.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from absl import app, flags, logging
+
+import input_fns
+import model_fns
+from launch.build import build_dataset, build_estimator
+from launch.modes import MODES, Run
+from launch.settings import Settings
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_bool("use_tpu", False, "Run on a TPU (Colab / Cloud TPU VM).")
+flags.DEFINE_string("tpu", None, "TPU name, grpc://host:port, or 'local' (the default with --use_tpu).")
+flags.DEFINE_enum("model", "cnn", model_fns.model_names(), "Which registered model to run.")
+flags.DEFINE_enum("dataset", None, input_fns.dataset_names(), "Dataset (default: the model's own).")
+flags.DEFINE_string("data_dir", None, "Folder holding the dataset files (else the usual places).")
+flags.DEFINE_string("model_dir", None, "Checkpoints and summaries: local, gs://bucket/path or a Drive folder.")
+flags.DEFINE_enum("mode", "train", list(MODES), "What to do.")
+flags.DEFINE_integer("train_steps", 600, "Train until this global step.", lower_bound=1)
+flags.DEFINE_integer("eval_steps", None, "Evaluation batches (default: the whole test set).", lower_bound=1)
+flags.DEFINE_integer("train_batch_size", 1024, "Global training batch (128 x 8 cores).", lower_bound=1)
+flags.DEFINE_integer("eval_batch_size", 1000, "Global evaluation batch.", lower_bound=1)
+flags.DEFINE_integer("predict_batch_size", 100, "Global prediction batch.", lower_bound=1)
+flags.DEFINE_integer("iterations_per_loop", 100, "Steps per compiled loop (and per log line).", lower_bound=1)
+flags.DEFINE_float("learning_rate", None, "Learning rate (default: the model's).", lower_bound=0.0)
+flags.DEFINE_integer("save_checkpoints_steps", 500, "Steps between checkpoints.", lower_bound=1)
+flags.DEFINE_integer("keep_checkpoint_max", 5, "Newest checkpoints kept (0: all).", lower_bound=0)
+flags.DEFINE_string("export_dir", None, "Where --mode=export writes SavedModels (default: model_dir/export).")
+flags.DEFINE_list("predict_files", [], "Image files to classify with --mode=predict (default: the test set).")
+flags.DEFINE_integer("resnet_depth", None, "ResNet depth 6n+2 (20, 32, 44, 56, 110).", lower_bound=8)
+flags.DEFINE_integer("seed", None, "Random seed for initialisation, shuffling and augmentation.")
+
+_SETTINGS = [name for name in Settings.__dataclass_fields__]
+
+
+def settings_from_flags() -> Settings:
+    values = {name: FLAGS[name].value for name in _SETTINGS}
+    values["predict_files"] = tuple(values["predict_files"])
+    return Settings(**values)
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}")
+    model = model_fns.get_model(FLAGS.model)
+    settings = settings_from_flags().resolved(model.default_dataset)
+    try:
+        if settings.seed is not None:
+            import keras
+
+            keras.utils.set_random_seed(settings.seed)
+        run = Run(settings, build_estimator(settings, model), build_dataset(settings.dataset, model))
+        result = MODES[settings.mode](run)
+    except (ValueError, RuntimeError, FileNotFoundError, FloatingPointError) as err:
+        logging.error("%s", err)
+        sys.exit(f"error: {err}")
+    logging.info("%s finished: %s", settings.mode, result)
+    print(f"{settings.mode}: {result}")
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,26 @@
+"""Packaging: the engine (estimators), the seed models and datasets, and the main.py launcher.
+
+TensorFlow is deliberately not in install_requires: Colab and TPU VMs bring their own build,
+and installing this package must not replace it. Pick an extra: .[cpu], .[gpu] or .[tpu].
+"""
+
+from setuptools import find_packages, setup
+
+setup(
+    name="tpu-estimators",
+    version="0.1.0",
+    description="TPUEstimator-style model_fn/input_fn framework on TensorFlow >= 2.16 and tf.distribute",
+    packages=find_packages(include=["estimators", "estimators.*", "input_fns", "input_fns.*", "model_fns",
+                                    "model_fns.*", "launch", "launch.*"]),
+    py_modules=["main"],
+    python_requires=">=3.10",
+    install_requires=["absl-py>=1.0", "numpy>=1.23"],
+    extras_require={
+        "cpu": ["tensorflow-cpu>=2.16"],
+        "gpu": ["tensorflow[and-cuda]>=2.16"],
+        # tensorflow-tpu comes with libtpu from Google's find-links index (see BUILD_NOTES.md):
+        #   pip install ".[tpu]" -f https://storage.googleapis.com/libtpu-releases/index.html
+        "tpu": ["tensorflow-tpu>=2.16"],
+        "test": ["pytest>=7", "ruff>=0.4"],
+    },
+)

@@ -1,0 +1,139 @@
+"""main.py end to end on tiny settings: every mode, its defaults, and its flag errors."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from absl import flags
+
+import main
+from input_fns import fashion_mnist
+
+FLAGS = flags.FLAGS
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = ["--train_batch_size=8", "--eval_batch_size=50", "--predict_batch_size=50", "--iterations_per_loop=2",
+        "--train_steps=2", "--save_checkpoints_steps=2", "--dataset=synthetic"]
+
+
+def run_main(*argv: str) -> None:
+    FLAGS.unparse_flags()
+    FLAGS(["main.py", *argv])
+    main.main(["main.py"])
+
+
+@pytest.fixture
+def trained_cnn(tmp_path):
+    model_dir = str(tmp_path / "cnn")
+    run_main("--model=cnn", "--mode=train", f"--model_dir={model_dir}", *TINY)
+    return model_dir
+
+
+def test_train_mode_writes_a_checkpoint_at_train_steps(trained_cnn, capsys):
+    run_main("--model=cnn", "--mode=train", f"--model_dir={trained_cnn}", *TINY)
+    assert "train: {'global_step': 2}" in capsys.readouterr().out
+    assert os.path.exists(os.path.join(trained_cnn, "ckpt-2.index"))
+
+
+def test_evaluate_mode_reports_accuracy_over_the_whole_test_set(trained_cnn, capsys):
+    run_main("--model=cnn", "--mode=evaluate", f"--model_dir={trained_cnn}", *TINY)
+    out = capsys.readouterr().out
+    assert "evaluate: {'accuracy':" in out and "'global_step': 2" in out
+
+
+def test_predict_mode_prints_class_names_for_image_files(trained_cnn, tmp_path, capsys):
+    import tensorflow as tf
+
+    path = str(tmp_path / "shirt.png")
+    tf.io.write_file(path, tf.io.encode_png(np.full((40, 30, 3), 200, np.uint8)))
+    run_main("--model=cnn", "--mode=predict", f"--model_dir={trained_cnn}", f"--predict_files={path}", *TINY)
+    out = capsys.readouterr().out
+    assert f"{path}: class_" in out and "predict: {'predicted': 1}" in out
+
+
+def test_predict_mode_rejects_a_file_that_is_not_an_image(trained_cnn, tmp_path):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("hello")
+    with pytest.raises(SystemExit, match=r"notes.txt' is not a PNG, JPEG"):
+        run_main("--model=cnn", "--mode=predict", f"--model_dir={trained_cnn}", f"--predict_files={bad}", *TINY)
+
+
+def test_export_serves_raw_uint8_images_like_predict_in_a_clean_process(trained_cnn, tmp_path, capsys):
+    export_base = str(tmp_path / "export")
+    run_main("--model=cnn", "--mode=export", f"--model_dir={trained_cnn}", f"--export_dir={export_base}", *TINY)
+    (export_dir,) = os.listdir(export_base)
+    images = np.random.RandomState(0).randint(0, 256, (5, 28, 28), dtype=np.uint8)
+    np.save(tmp_path / "images.npy", images)
+    script = (
+        "import sys, numpy as np, tensorflow as tf\n"
+        f"serve = tf.saved_model.load({os.path.join(export_base, export_dir)!r}).signatures['serving_default']\n"
+        f"images = np.load({str(tmp_path / 'images.npy')!r})\n"
+        "a = serve(images=tf.constant(images))['probabilities'].numpy()\n"
+        "b = serve(images=tf.constant(images[..., None]))['probabilities'].numpy()\n"
+        f"np.save({str(tmp_path / 'served.npy')!r}, np.stack([a, b]))\n"
+        "assert not any(m.split('.')[0] in ('estimators', 'model_fns', 'input_fns') for m in sys.modules)\n"
+    )
+    env = dict(os.environ, PYTHONPATH="", TF_CPP_MIN_LOG_LEVEL="2")
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
+    served = np.load(tmp_path / "served.npy")
+    model = main.model_fns.get_model("cnn")
+    from launch.build import build_estimator
+    from launch.settings import Settings
+
+    estimator = build_estimator(Settings(model_dir=trained_cnn, predict_batch_size=5), model)
+    import tensorflow as tf
+
+    predicted = np.stack([p["probabilities"] for p in estimator.predict(
+        lambda params: tf.data.Dataset.from_tensor_slices(images[..., None]).batch(params["batch_size"]))])
+    np.testing.assert_allclose(served[0], predicted, atol=1e-5)
+    np.testing.assert_allclose(served[1], predicted, atol=1e-5)
+
+
+def test_train_and_evaluate_mode_with_resnet(tmp_path, capsys):
+    run_main("--model=resnet", "--resnet_depth=8", "--mode=train_and_evaluate", f"--model_dir={tmp_path}",
+             "--eval_steps=1", *TINY)
+    out = capsys.readouterr().out
+    assert "train_and_evaluate: {'accuracy':" in out and "'global_step': 2" in out
+
+
+def test_no_model_dir_uses_runs_folder_and_says_so(tmp_path, monkeypatch, caplog):
+    monkeypatch.chdir(tmp_path)
+    run_main("--model=cnn", "--mode=train", *TINY)
+    assert os.path.exists(tmp_path / "runs" / "cnn_synthetic" / "ckpt-2.index")
+
+
+def test_unknown_model_is_a_flag_error_listing_the_choices():
+    FLAGS.unparse_flags()
+    with pytest.raises(flags.IllegalFlagValueError, match=r"cnn\|resnet"):
+        FLAGS(["main.py", "--model=vgg"])
+
+
+def test_nonpositive_batch_size_is_a_flag_error():
+    FLAGS.unparse_flags()
+    with pytest.raises(flags.IllegalFlagValueError, match=r"--train_batch_size=0: 0 is not a positive integer"):
+        FLAGS(["main.py", "--train_batch_size=0"])
+
+
+def test_missing_dataset_files_are_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(fashion_mnist, "DOWNLOAD", False)
+    monkeypatch.setattr(fashion_mnist, "default_search_dirs", lambda: [])
+    with pytest.raises(SystemExit, match=r"apt-get install dataset-fashion-mnist"):
+        run_main("--model=cnn", f"--model_dir={tmp_path}", f"--data_dir={tmp_path}", "--dataset=fashion_mnist",
+                 *[f for f in TINY if not f.startswith("--dataset")])
+
+
+def test_cli_runs_as_a_script(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "main.py", "--model=cnn", "--mode=train", f"--model_dir={tmp_path}", *TINY],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "train: {'global_step': 2}" in result.stdout
+
+
+@pytest.mark.skipif(fashion_mnist.find_files("test") is None, reason="real Fashion-MNIST not installed")
+def test_cnn_on_the_real_fashion_mnist(tmp_path, capsys):
+    run_main("--model=cnn", "--mode=train_and_evaluate", f"--model_dir={tmp_path}", "--dataset=fashion_mnist",
+             "--eval_steps=1", *[f for f in TINY if not f.startswith("--dataset")])
+    assert "'global_step': 2" in capsys.readouterr().out
