@@ -167,7 +167,8 @@ class Estimator:
         runtime = self._runtime(ModeKeys.TRAIN)
         batch_size = self._model_fn_batch_size(ModeKeys.TRAIN, runtime)
         with runtime.strategy.scope():
-            iterator = iter(self._distributed_dataset(runtime, input_fn, ModeKeys.TRAIN))
+            iterator = runtime.train_iterator(
+                input_fn, lambda: iter(self._distributed_dataset(runtime, input_fn, ModeKeys.TRAIN)))
             loop = runtime.loop(ModeKeys.TRAIN, batch_size)
             loop.get_concrete_function(iterator, _STEPS_SPEC)
             self._restore_for_training(runtime, latest)

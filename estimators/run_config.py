@@ -36,6 +36,8 @@ class TPUConfig:
 class RunConfig:
     """Where checkpoints and summaries go and how often, and which hardware runs the steps.
 
+    `jit_compile=True` compiles every replica step with XLA, as a TPU would: a model that trains
+    so on the CPU has static shapes and TPU-compatible ops.
     `train_distribute`/`eval_distribute` take any tf.distribute.Strategy; `cluster` a
     TPUClusterResolver and `master` a TPU name or address, as in TPUEstimator's RunConfig.
     When neither save_checkpoints_steps nor save_checkpoints_secs is set, checkpoints are
@@ -55,6 +57,7 @@ class RunConfig:
     master: str | None = None
     tpu_config: TPUConfig = dataclasses.field(default_factory=TPUConfig)
     session_config: Any = None
+    jit_compile: bool = False
 
     def __post_init__(self) -> None:
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:

@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from estimators import checkpoints, loops
 from estimators.mode_keys import ModeKeys
+from estimators.strategy import is_tpu_strategy
 from estimators.steps import ModelFnSteps, check_metrics
 from estimators.variable_store import VariableStore
 
@@ -28,10 +29,19 @@ class Runtime:
                 0, dtype=tf.int64, trainable=False, name=checkpoints.GLOBAL_STEP,
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
             )
-        self.steps = ModelFnSteps(model_fn, params, config, self.store, self.num_replicas, static_shapes)
+        jit_compile = bool(getattr(config, "jit_compile", False)) and not is_tpu_strategy(strategy)
+        if jit_compile and self.num_replicas > 1:
+            raise ValueError(
+                f"RunConfig(jit_compile=True) runs on one replica, not {self.num_replicas}: XLA cannot place "
+                "MirroredStrategy replicas' compiled steps on their own devices. Check TPU compatibility "
+                "with one device (no train_distribute); on a TPU every step is compiled anyway."
+            )
+        self.steps = ModelFnSteps(model_fn, params, config, self.store, self.num_replicas, static_shapes,
+                                  jit_compile=jit_compile)
         self._loops: dict[tuple, Callable] = {}
         self._host_metrics: Callable | None = None
         self.host_metric_objects: dict = {}
+        self._train_input: tuple[Callable, Any] | None = None
 
     def loop(self, mode: str, batch_size: int | None) -> Callable:
         """The compiled loop for `mode`, made once per batch size and reused across calls."""
@@ -44,6 +54,16 @@ class Runtime:
             else:
                 self._loops[key] = loops.predict_loop(self.strategy, self.steps.predict(batch_size))
         return self._loops[key]
+
+    def train_iterator(self, input_fn: Callable, make: Callable[[], Any]) -> Any:
+        """The training iterator for input_fn, kept across train() calls with the same input_fn.
+
+        Successive train() calls then continue the same data stream (as one long call would), skip
+        refilling shuffle buffers, and never destroy an iterator whose tf.data threads are busy.
+        """
+        if self._train_input is None or self._train_input[0] is not input_fn:
+            self._train_input = (input_fn, make())
+        return self._train_input[1]
 
     def metric_objects(self) -> dict:
         """The Keras metrics of the latest evaluation trace: model_fn's own and metric_fn's."""

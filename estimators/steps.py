@@ -28,7 +28,7 @@ class ModelFnSteps:
     """Builds per-replica train/eval/predict steps around one user model_fn."""
 
     def __init__(self, model_fn: Callable, params: dict, config: Any, store: VariableStore,
-                 num_replicas: int, static_shapes: bool):
+                 num_replicas: int, static_shapes: bool, jit_compile: bool = False):
         self._model_fn = model_fn
         self._args = model_fn_args(model_fn)
         self._params = params
@@ -36,8 +36,13 @@ class ModelFnSteps:
         self._store = store
         self._num_replicas = num_replicas
         self._static_shapes = static_shapes
+        self._jit_compile = jit_compile
         self.last = StepResult()
         self.optimizers: list = []
+
+    def _compiled(self, step: Callable) -> Callable:
+        """The step as is, or compiled by XLA on its replica's device when jit_compile is set."""
+        return tf.function(step, jit_compile=True) if self._jit_compile else step
 
     def call(self, mode: str, features: Any, labels: Any, batch_size: int | None):
         """Calls model_fn once under the variable store; returns (checked spec, call record)."""
@@ -65,7 +70,7 @@ class ModelFnSteps:
                 loss = tf.cast(tf.identity(spec.loss), tf.float32)
             return loss, tf.cast(learning_rate, tf.float32)
 
-        return step
+        return self._compiled(step)
 
     def evaluate(self, batch_size: int) -> Callable:
         def step(element):
@@ -77,7 +82,7 @@ class ModelFnSteps:
             tensors = self._metric_tensors(spec)
             return weighted_loss, real, tensors, mask
 
-        return step
+        return self._compiled(step)
 
     def _metric_tensors(self, spec) -> Any:
         if isinstance(spec, TPUEstimatorSpec) and spec.eval_metrics is not None:
@@ -103,7 +108,7 @@ class ModelFnSteps:
             spec, _ = self.call(ModeKeys.PREDICT, features, labels, batch_size)
             return spec.predictions, element[1]
 
-        return step
+        return self._compiled(step)
 
 
 def check_metrics(metrics: Any) -> dict:

@@ -106,3 +106,14 @@ def test_evaluate_restores_a_given_checkpoint_path(tmp_path):
     late = estimator.evaluate(m.eval_input_fn(x, y))
     assert (early["global_step"], late["global_step"]) == (5, 10)
     assert early["loss"] != late["loss"]
+
+
+def test_train_calls_in_one_process_continue_the_same_data_stream(tmp_path):
+    x, y = m.dataset(80)  # 5 distinct batches: 7 + 6 steps only match 13 straight steps if the stream goes on
+    input_fn = m.train_input_fn(x, y)
+    split = _estimator(tmp_path / "split")
+    split.train(input_fn, max_steps=7)
+    split.train(input_fn, max_steps=13)
+    straight = _estimator(tmp_path / "straight").train(m.train_input_fn(x, y), max_steps=13)
+    np.testing.assert_allclose(split.get_variable_value("model_fn/0000_kernel"),
+                               straight.get_variable_value("model_fn/0000_kernel"), rtol=1e-6)

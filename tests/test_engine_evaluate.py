@@ -173,3 +173,18 @@ class _CountingLoop:
     def __call__(self, iterator, iterations):
         self.calls.append(int(iterations))
         return self.loop(iterator, iterations)
+
+
+def test_jit_compile_trains_evaluates_and_predicts_with_xla(tmp_path):
+    x, y = m.dataset(45)
+    estimator = _estimator(tmp_path, jit_compile=True).train(m.train_input_fn(x, y), max_steps=6)
+    result = estimator.evaluate(m.eval_input_fn(x, y))
+    loss, _ = m.numpy_eval(*_kernel_bias(estimator), x, y)
+    assert result["loss"] == pytest.approx(loss, rel=1e-5)
+    assert len(list(estimator.predict(m.predict_input_fn(x)))) == 45
+
+
+def test_jit_compile_over_several_cpu_replicas_is_a_clear_error(tmp_path, eight_replicas):
+    x, y = m.dataset(32)
+    with pytest.raises(ValueError, match=r"jit_compile=True\) runs on one replica, not 8"):
+        _estimator(tmp_path, eight_replicas, jit_compile=True).train(m.train_input_fn(x, y), max_steps=1)
