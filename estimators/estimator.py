@@ -107,7 +107,7 @@ class Estimator:
             for dim in dims - {None}:
                 per_replica_batch_size(dim, runtime.num_replicas, "input_fn's batch size")
         else:
-            dataset = masked_stream(dataset, batch_size=0, replicas=1, static=False, split_partial=False)
+            dataset = masked_stream(dataset, batch_size=0, static=False, split_partial=False)
         return runtime.strategy.experimental_distribute_dataset(dataset)
 
     def _model_fn_batch_size(self, mode: str, runtime: Runtime) -> int | None:
@@ -195,7 +195,6 @@ class Estimator:
         last_saved, last_logged, last_summary = step, step, step
         last_save_time = time.monotonic()
         log_time, log_step = time.monotonic(), step
-        saved_at = None
         while step < target:
             iterations = int(min(per_loop, target - step))
             started = time.monotonic()
@@ -226,12 +225,12 @@ class Estimator:
                 self._summaries.scalars("", step, values)
                 last_summary = step
             if self._checkpoint_due(step, last_saved, last_save_time):
-                saved_at = self._save(runtime, step)
+                self._save(runtime, step)
                 last_saved, last_save_time = step, time.monotonic()
             if done < iterations:
                 logging.info("input_fn's data ended at global step %d.", step)
                 break
-        if saved_at is None or last_saved != step:
+        if last_saved != step or self.latest_checkpoint() is None:
             self._save(runtime, step)
 
     def _checkpoint_due(self, step: int, last_saved: int, last_save_time: float) -> bool:
@@ -278,12 +277,9 @@ class Estimator:
         """Runs the eval/predict loop over the input; yields (loss_sum, rows_counted, rows, mask)."""
         iterator = iter(self._distributed_dataset(runtime, input_fn, mode))
         loop = runtime.loop(mode, batch_size)
-        first = iterator.get_next_as_optional()
-        if not first.has_value():
-            raise ValueError(f"{mode} input_fn produced no data.")
         per_loop = self._config.tpu_config.iterations_per_loop
         remaining = steps if steps is not None else math.inf
-        first_value = first.get_value()
+        first_value = next(iterator)
         # Traced once for the iterator's (possibly unknown-batch) element spec: a partial last
         # batch then reuses the same program instead of retracing for its shape.
         loop.get_concrete_function(iterator, iterator.element_spec, _STEPS_SPEC)
@@ -292,15 +288,12 @@ class Estimator:
             metric.reset_state()
         while remaining > 0:
             iterations = int(min(per_loop, remaining))
-            done, loss_sum, count, rows, mask = loop(iterator, first_value, tf.constant(iterations))
+            done, ended, loss_sum, count, rows, mask = loop(iterator, first_value, tf.constant(iterations))
             remaining -= int(done)
             yield float(loss_sum), float(count), rows, mask
-            if int(done) < iterations or remaining <= 0:
+            if bool(ended) or remaining <= 0:
                 break
-            following = iterator.get_next_as_optional()
-            if not following.has_value():
-                break
-            first_value = following.get_value()
+            first_value = next(iterator)
 
     def _restore_for_inference(self, runtime: Runtime, path: str | None) -> None:
         if path is None:

@@ -1,9 +1,10 @@
 """Calling input_fn per input pipeline, with the per-replica batch, and shaping what it returns.
 
 Train input must have a static batch dimension on paths compiled for TPUs. Eval and predict
-input may end in a partial batch: every element gets a `mask` of real rows, the stream is padded
-so each pipeline feeds whole steps to all its replicas, and on static-shape paths the partial
-batch is padded to full size (eval splits it into one-real-row batches so the loss stays exact).
+input may end in a partial batch: every element gets a `mask` of real rows, the stream goes on
+with all-padding batches so every replica can step until all are done, and on static-shape paths
+the partial batch is padded to full size (eval splits it into one-real-row batches so the loss
+stays exact).
 """
 
 from __future__ import annotations
@@ -80,9 +81,8 @@ def _empty_like(spec: tf.TensorSpec, rows: int) -> tf.Tensor:
     return tf.zeros(shape, spec.dtype)
 
 
-def masked_stream(dataset: tf.data.Dataset, batch_size: int, replicas: int, static: bool,
-                  split_partial: bool) -> tf.data.Dataset:
-    """Adds a per-row `mask` and pads the stream to whole steps of `replicas` batches.
+def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split_partial: bool) -> tf.data.Dataset:
+    """Adds a per-row `mask`, then all-padding batches without end.
 
     static: pad partial batches to `batch_size` rows (padding rows are masked out).
     split_partial: instead, turn a partial batch into one batch per real row, that row repeated,
@@ -114,17 +114,14 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, replicas: int, stat
         return full.take(is_full).concatenate(singles.take((1 - is_full) * rows))
 
     stream = dataset.flat_map(one_row_batches) if static and split_partial else dataset.map(add_mask)
-    if replicas > 1:
-        pad_rows = batch_size if static else 0
-        spec = stream.element_spec
-        padding = tf.nest.map_structure(lambda s: _empty_like(s, pad_rows), spec[0])
-        filler = tf.data.Dataset.from_tensors((padding, tf.zeros([pad_rows], tf.bool))).repeat(replicas - 1)
-        stream = stream.concatenate(filler).batch(replicas, drop_remainder=True).unbatch()
-    return stream
+    # After the data: all-padding batches forever, so every replica on every worker can take a
+    # step until all have run out (the loop stops at the first step without a real row).
+    padding_rows = batch_size if static else 0
+    padding = tf.nest.map_structure(lambda s: _empty_like(s, padding_rows), stream.element_spec[0])
+    return stream.concatenate(tf.data.Dataset.from_tensors((padding, tf.zeros([padding_rows], tf.bool))).repeat())
 
 
-def make_dataset_fn(input_fn: Callable, params: dict, batch_size: int, mode: str, static: bool,
-                    replicas_per_pipeline: Callable[[tf.distribute.InputContext], int]) -> Callable:
+def make_dataset_fn(input_fn: Callable, params: dict, batch_size: int, mode: str, static: bool) -> Callable:
     """The function handed to distribute_datasets_from_function for one mode."""
 
     def dataset_fn(context: tf.distribute.InputContext) -> tf.data.Dataset:
@@ -138,7 +135,6 @@ def make_dataset_fn(input_fn: Callable, params: dict, batch_size: int, mode: str
             if static:
                 check_static_batch(dataset.element_spec, batch_size)
             return dataset
-        return masked_stream(dataset, batch_size, replicas_per_pipeline(context), static,
-                             split_partial=mode == ModeKeys.EVAL)
+        return masked_stream(dataset, batch_size, static, split_partial=mode == ModeKeys.EVAL)
 
     return dataset_fn

@@ -7,18 +7,31 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.strategy import spans_workers
+
 _SUM = tf.distribute.ReduceOp.SUM
 _MEAN = tf.distribute.ReduceOp.MEAN
 
 
 def _gather(strategy: tf.distribute.Strategy, per_replica: Any) -> Any:
-    """Concatenates every replica's rows, in replica order (= input order)."""
+    """Every replica's rows (on every worker), concatenated in replica order = input order."""
+    across_workers = spans_workers(strategy)
 
-    def concat(value):
-        parts = strategy.experimental_local_results(value)
-        return tf.concat(parts, axis=0) if parts[0].shape.rank else tf.stack(parts)
+    def gather(value):
+        local = strategy.experimental_local_results(value)
+        if not local[0].shape.rank:
+            raise ValueError(
+                "Tensors in eval_metrics and predictions need a batch dimension (one row per example); "
+                f"got a scalar: {local[0]}."
+            )
+        if not across_workers:
+            return tf.concat(local, axis=0)
+        if local[0].dtype == tf.bool:  # collectives carry numbers only
+            as_int = strategy.run(lambda t: tf.cast(t, tf.int32), args=(value,))
+            return tf.cast(strategy.gather(as_int, axis=0), tf.bool)
+        return strategy.gather(value, axis=0)
 
-    return tf.nest.map_structure(concat, per_replica)
+    return tf.nest.map_structure(gather, per_replica)
 
 
 def train_loop(strategy: tf.distribute.Strategy, step: Callable, global_step: tf.Variable) -> Callable:
@@ -43,52 +56,38 @@ def train_loop(strategy: tf.distribute.Strategy, step: Callable, global_step: tf
     return loop
 
 
-def _structure_loop(strategy: tf.distribute.Strategy, step: Callable, with_loss: bool) -> Callable:
-    """A tf.function running up to `iterations` eval or predict steps, gathering per-row outputs."""
+def inference_loop(strategy: tf.distribute.Strategy, step: Callable) -> Callable:
+    """A tf.function running up to `iterations` eval or predict steps over a padded stream.
+
+    The stream after input_fn's data is all padding: the loop ends after the first step in which
+    no replica on any worker had a real row. Returns (steps, ended, loss*rows summed, real rows,
+    every replica's rows in input order, their mask).
+    """
+
+    def run(element):
+        weighted, real, rows, mask = strategy.run(step, args=(element,))
+        return (strategy.reduce(_SUM, weighted, axis=None), strategy.reduce(_SUM, real, axis=None),
+                _gather(strategy, rows), _gather(strategy, mask))
 
     @tf.function
     def loop(iterator, first, iterations):
-        # `first` is fetched by the caller (who stops when there is none); running it outside the
-        # loop fixes the output structure and dtypes for the TensorArrays.
-        outputs = strategy.run(step, args=(first,))
-        if with_loss:
-            weighted, real, rows, mask = outputs
-            loss_sum = strategy.reduce(_SUM, weighted, axis=None)
-            count = strategy.reduce(_SUM, real, axis=None)
-        else:
-            rows, mask = outputs
-            loss_sum = count = tf.constant(0.0)
-        rows, mask = _gather(strategy, rows), _gather(strategy, mask)
+        # `first` comes from the caller: running it outside the loop fixes the output structure
+        # and dtypes of the TensorArrays that collect each step's rows.
+        loss_sum, count, rows, mask = run(first)
         arrays = tf.nest.map_structure(
             lambda t: tf.TensorArray(t.dtype, size=0, dynamic_size=True, infer_shape=False), (rows, mask)
         )
         arrays = tf.nest.map_structure(lambda ta, t: ta.write(0, t), arrays, (rows, mask))
         done = tf.constant(1)
-        while done < iterations:
-            element = iterator.get_next_as_optional()
-            if not element.has_value():
-                break
-            outputs = strategy.run(step, args=(element.get_value(),))
-            if with_loss:
-                weighted, real, rows, mask = outputs
-                loss_sum += strategy.reduce(_SUM, weighted, axis=None)
-                count += strategy.reduce(_SUM, real, axis=None)
-            else:
-                rows, mask = outputs
-            gathered = (_gather(strategy, rows), _gather(strategy, mask))
-            arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, gathered)
+        ended = count == 0
+        while done < iterations and not ended:
+            loss, real, rows, mask = run(next(iterator))
+            loss_sum += loss
+            count += real
+            arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, (rows, mask))
             done += 1
+            ended = real == 0
         rows, mask = tf.nest.map_structure(lambda ta: ta.concat(), arrays)
-        return done, loss_sum, count, rows, mask
+        return done, ended, loss_sum, count, rows, mask
 
     return loop
-
-
-def eval_loop(strategy: tf.distribute.Strategy, step: Callable) -> Callable:
-    """Up to `iterations` eval steps: (steps, loss*rows summed, real rows, metric tensors, mask)."""
-    return _structure_loop(strategy, step, with_loss=True)
-
-
-def predict_loop(strategy: tf.distribute.Strategy, step: Callable) -> Callable:
-    """Up to `iterations` predict steps: (steps, 0, 0, predictions, mask), rows in input order."""
-    return _structure_loop(strategy, step, with_loss=False)

@@ -9,8 +9,8 @@ import tensorflow as tf
 
 from estimators import checkpoints, loops
 from estimators.mode_keys import ModeKeys
-from estimators.strategy import is_tpu_strategy
 from estimators.steps import ModelFnSteps, check_metrics
+from estimators.strategy import is_tpu_strategy
 from estimators.variable_store import VariableStore
 
 METRICS_KEY = "eval_metrics"
@@ -50,9 +50,9 @@ class Runtime:
             if mode == ModeKeys.TRAIN:
                 self._loops[key] = loops.train_loop(self.strategy, self.steps.train(batch_size), self.global_step)
             elif mode == ModeKeys.EVAL:
-                self._loops[key] = loops.eval_loop(self.strategy, self.steps.evaluate(batch_size))
+                self._loops[key] = loops.inference_loop(self.strategy, self.steps.evaluate(batch_size))
             else:
-                self._loops[key] = loops.predict_loop(self.strategy, self.steps.predict(batch_size))
+                self._loops[key] = loops.inference_loop(self.strategy, self.steps.predict(batch_size))
         return self._loops[key]
 
     def train_iterator(self, input_fn: Callable, make: Callable[[], Any]) -> Any:

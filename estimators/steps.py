@@ -102,11 +102,13 @@ class ModelFnSteps:
             self.last = StepResult()
         return ()
 
-    def predict(self, batch_size: int) -> Callable:
+    def predict(self, batch_size: int | None) -> Callable:
+        """Predictions and mask, in the eval step's (loss, real rows, rows, mask) layout."""
         def step(element):
             features, labels = split_element(element[0], ModeKeys.PREDICT)
             spec, _ = self.call(ModeKeys.PREDICT, features, labels, batch_size)
-            return spec.predictions, element[1]
+            real = tf.reduce_sum(tf.cast(element[1], tf.float32))
+            return tf.constant(0.0), real, spec.predictions, element[1]
 
         return self._compiled(step)
 

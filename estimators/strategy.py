@@ -79,3 +79,12 @@ def resolve_strategy(use_tpu: bool, configured, cluster=None, master: str | None
 
 def is_tpu_strategy(strategy: tf.distribute.Strategy) -> bool:
     return isinstance(strategy, (tf.distribute.TPUStrategy, tf.distribute.experimental.TPUStrategy))
+
+
+def spans_workers(strategy: tf.distribute.Strategy) -> bool:
+    """True when the strategy's replicas live in more than one process (multi-worker training)."""
+    resolver = getattr(strategy, "cluster_resolver", None)
+    if resolver is None or is_tpu_strategy(strategy):
+        return False
+    jobs = resolver.cluster_spec().as_dict()
+    return sum(len(jobs.get(job, [])) for job in ("chief", "worker")) > 1

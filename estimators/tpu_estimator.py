@@ -67,11 +67,7 @@ class TPUEstimator(Estimator):
     def _distributed_dataset(self, runtime: Runtime, input_fn: Callable, mode: str):
         batch_size = self._model_fn_batch_size(mode, runtime)
 
-        def replicas_per_pipeline(context: tf.distribute.InputContext) -> int:
-            return context.num_replicas_in_sync // context.num_input_pipelines
-
-        dataset_fn = make_dataset_fn(input_fn, self._input_params(), batch_size, mode, static=True,
-                                     replicas_per_pipeline=replicas_per_pipeline)
+        dataset_fn = make_dataset_fn(input_fn, self._input_params(), batch_size, mode, static=True)
         return runtime.strategy.distribute_datasets_from_function(dataset_fn)
 
 

@@ -92,8 +92,9 @@ class _TlsProxy:
     One thread per connection; TLS runs in memory (ssl.SSLObject), so no SSL object is shared by threads.
     """
 
-    def __init__(self, context: ssl.SSLContext, upstream_port: int, timeout: float):
+    def __init__(self, context: ssl.SSLContext, upstream_port: int, buckets: frozenset[str], timeout: float):
         self._context = context
+        self._buckets = buckets
         self._upstream_port = upstream_port
         self._timeout = timeout
         self._listener = socket.create_server(("127.0.0.1", 0))
@@ -180,11 +181,13 @@ class _TlsProxy:
 
     def _relay(self, client: socket.socket, upstream: socket.socket, tls: ssl.SSLObject, incoming: ssl.MemoryBIO,
                outgoing: ssl.MemoryBIO) -> None:
-        requests = _RequestRewriter()
+        requests = _RequestRewriter(self._buckets)
         # The client's first request can arrive with its last handshake bytes: decrypt before waiting.
         if not _forward_plaintext(tls, upstream, requests):
             return
         while not self._stopping.is_set():
+            if outgoing.pending:
+                client.sendall(outgoing.read())
             readable, _, _ = select.select([client, upstream], [], [], 0.5)
             if client in readable:
                 data = client.recv(_CHUNK)
@@ -198,36 +201,39 @@ class _TlsProxy:
                 if not data:
                     return
                 tls.write(data)
-            if outgoing.pending:
-                client.sendall(outgoing.read())
 
 
 class _RequestRewriter:
-    """Edits the headers of HTTP/1.1 requests as they stream through, as a TLS-terminating proxy does.
+    """Edits HTTP/1.1 requests as they stream to the emulator; answers the one call it lacks itself.
 
-    Adds `X-Forwarded-Proto: https`, so the emulator's resumable-upload URLs say https and come back
-    through the proxy. Drops `Transfer-Encoding: identity`, which TensorFlow sends on empty uploads (the
-    `dir/` markers) and Go's net/http answers with 501. Bodies are framed by Content-Length; any other
-    transfer coding (chunked) switches the connection to plain pass-through.
+    - adds `X-Forwarded-Proto: https`, as a TLS-terminating proxy does, so the emulator's resumable-upload
+      URLs say https and come back through the proxy;
+    - drops `Transfer-Encoding: identity`, which TensorFlow sends on empty uploads (the `dir/` markers)
+      and Go's net/http answers with 501;
+    - answers `GET /storage/v1/b/<bucket>/storageLayout` (no hierarchical namespace), which TensorFlow
+      asks before renaming a directory and fake-gcs-server does not implement.
+    Bodies are framed by Content-Length; any other transfer coding switches to plain pass-through.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, buckets: frozenset[str]) -> None:
+        self._buckets = buckets
         self._buffer = bytearray()
         self._body_left = 0
         self._pass_through = False
 
-    def feed(self, data: bytes) -> bytes:
+    def feed(self, data: bytes) -> tuple[bytes, bytes]:
+        """(bytes for the emulator, HTTP responses for the client) for the next plaintext from the client."""
         self._buffer += data
-        out = bytearray()
+        upstream, local = bytearray(), bytearray()
         while self._buffer:
             if self._pass_through:
-                out += self._buffer
+                upstream += self._buffer
                 self._buffer.clear()
             elif self._body_left:
                 taken = self._buffer[: self._body_left]
                 del self._buffer[: len(taken)]
                 self._body_left -= len(taken)
-                out += taken
+                upstream += taken
             else:
                 end = self._buffer.find(b"\r\n\r\n")
                 if end < 0:
@@ -236,8 +242,26 @@ class _RequestRewriter:
                     break
                 head = bytes(self._buffer[:end])
                 del self._buffer[: end + 4]
-                out += self._rewrite(head)
-        return bytes(out)
+                answer = self._local_answer(head)
+                if answer is not None:
+                    local += answer
+                else:
+                    upstream += self._rewrite(head)
+        return bytes(upstream), bytes(local)
+
+    def _local_answer(self, head: bytes) -> bytes | None:
+        method, _, target = head.split(b"\r\n", 1)[0].partition(b" ")
+        path = target.split(b" ", 1)[0].split(b"?", 1)[0].decode("latin-1")
+        parts = path.split("/")  # ['', 'storage', 'v1', 'b', bucket, 'storageLayout']
+        if method != b"GET" or len(parts) != 6 or parts[1:4] != ["storage", "v1", "b"] or parts[5] != "storageLayout":
+            return None
+        bucket = urllib.parse.unquote(parts[4])
+        if bucket not in self._buckets:
+            return None  # the emulator's 404 is the right answer
+        body = json.dumps({"kind": "storage#storageLayout", "bucket": bucket, "location": "US-CENTRAL1",
+                           "locationType": "region", "hierarchicalNamespace": {"enabled": False}}).encode()
+        return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=UTF-8\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
 
     def _rewrite(self, head: bytes) -> bytes:
         request_line, *headers = head.split(b"\r\n")
@@ -258,7 +282,7 @@ class _RequestRewriter:
 
 
 def _forward_plaintext(tls: ssl.SSLObject, upstream: socket.socket, requests: _RequestRewriter) -> bool:
-    """Sends all the plaintext decryptable so far to upstream; False once the client closed TLS."""
+    """Sends the plaintext decryptable so far on (or answers it); False once the client closed TLS."""
     while True:
         try:
             plain = tls.read(_CHUNK)
@@ -268,7 +292,11 @@ def _forward_plaintext(tls: ssl.SSLObject, upstream: socket.socket, requests: _R
             return False
         if not plain:
             return False
-        upstream.sendall(requests.feed(plain))
+        to_upstream, to_client = requests.feed(plain)
+        if to_upstream:
+            upstream.sendall(to_upstream)
+        if to_client:
+            tls.write(to_client)
 
 
 def _close_quietly(conn: socket.socket) -> None:
@@ -319,7 +347,8 @@ class GcsEmulator:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(cert, key)
             context.set_alpn_protocols(["http/1.1"])
-            self._proxy = _TlsProxy(context, self.port, timeout=max(30.0, 6.0 * self._request_timeout_secs))
+            idle = max(30.0, 6.0 * self._request_timeout_secs)
+            self._proxy = _TlsProxy(context, self.port, frozenset({self.bucket}), timeout=idle)
         except BaseException:
             self.stop()
             raise
