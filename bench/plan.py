@@ -31,6 +31,7 @@ class Workload:
     image_shape: tuple[int, int, int]
     warmup_steps: int
     timed_steps: int
+    iterations: tuple[int, ...] = (1, 10, 100)  # default K sweep (see README: budget)
     batch_size: int = 128
     hand_sweeps_k: bool = False  # hand loop with K steps in tf.range for every K (cheap workloads)
     description: str = ""
@@ -52,7 +53,7 @@ WORKLOADS: dict[str, Workload] = {
                  description="seed cnn, synthetic 28x28x1 (1024 images)"),
         Workload("resnet20", "resnet", "synthetic", (32, 32, 3), warmup_steps=5, timed_steps=30,
                  description="ResNet-20, synthetic CIFAR-shaped 32x32x3 (1024 images)"),
-        Workload("mlp", "mlp", "synthetic", (28, 28, 1), warmup_steps=300, timed_steps=3000, hand_sweeps_k=True,
+        Workload("mlp", "mlp", "synthetic", (28, 28, 1), warmup_steps=200, timed_steps=2000, hand_sweeps_k=True,
                  description="784-64-10 MLP, synthetic 28x28x1: host overhead dominates"),
     )
 }
@@ -64,7 +65,7 @@ class Settings:
 
     workloads: tuple[str, ...]
     contenders: tuple[str, ...]
-    iterations: tuple[int, ...]
+    iterations: tuple[int, ...] | None  # None: each workload's default sweep
     hand_iterations: tuple[int, ...] | None  # None: 1, or every K on workloads with hand_sweeps_k
     repeats: int
     steps: int | None
@@ -115,11 +116,12 @@ def window(workload: Workload, k: int, settings: Settings) -> tuple[int, int]:
 
 def contender_ks(workload: Workload, contender: str, settings: Settings) -> tuple[int, ...]:
     """The K values a contender runs at: the sweep, except the hand loop (1 unless asked)."""
+    sweep = settings.iterations or workload.iterations
     if contender != "hand":
-        return settings.iterations
+        return sweep
     if settings.hand_iterations is not None:
         return settings.hand_iterations
-    return settings.iterations if workload.hand_sweeps_k else (1,)
+    return sweep if workload.hand_sweeps_k else (1,)
 
 
 def configurations(settings: Settings) -> list[list[Job]]:

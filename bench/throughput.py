@@ -37,7 +37,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help=f"comma list from {list(plan.WORKLOADS)} (cnn_fmnist is skipped without the data)")
     p.add_argument("--contenders", default=",".join(plan.CONTENDERS), help=f"comma list from {plan.CONTENDERS}")
     p.add_argument("--iterations", default=None,
-                   help="iterations_per_loop (ours) = steps_per_execution (keras_fit) to sweep (default 1,10,100)")
+                   help="iterations_per_loop (ours) = steps_per_execution (keras_fit) to sweep "
+                        "(default: per workload, see README)")
     p.add_argument("--hand_iterations", default=None,
                    help="K for the hand loop (1 = one call per step, K>1 = tf.range inside the call); "
                         "default 1, or the --iterations sweep on the mlp")
@@ -56,6 +57,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1234, help="seeds Keras/TF/numpy and the data shuffle")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds before a child run is killed")
     p.add_argument("--quick", action="store_true", help=f"tiny smoke-run settings {QUICK} (flags given win)")
+    p.add_argument("--list", action="store_true", help="print the runs in order and exit")
     p.add_argument("--json", default=None, help="write rows, ratios, targets and raw runs to this file")
     return p.parse_args(argv)
 
@@ -69,7 +71,7 @@ def settings_from(args: argparse.Namespace) -> plan.Settings:
     return plan.Settings(
         workloads=tuple(w for w in workloads if w not in skipped),
         contenders=plan.parse_list(args.contenders, plan.CONTENDERS),
-        iterations=plan.parse_ints(args.iterations) if args.iterations else quick.get("iterations", (1, 10, 100)),
+        iterations=plan.parse_ints(args.iterations) if args.iterations else quick.get("iterations"),
         hand_iterations=plan.parse_ints(args.hand_iterations) if args.hand_iterations else None,
         repeats=args.repeats if args.repeats is not None else quick.get("repeats", 3),
         steps=args.steps if args.steps is not None else quick.get("steps"),
@@ -114,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     settings = settings_from(args)
     jobs = plan.round_robin(settings)
+    if args.list:
+        for job in jobs:
+            print(job)
+        return 0
     started = time.time()
     meta = {"command": " ".join(["python", "bench/throughput.py", *sys.argv[1:]]) if argv is None else argv,
             "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),

@@ -10,6 +10,7 @@ import argparse
 import json
 import resource
 import sys
+import time
 import traceback
 
 from bench.clock import StepClock
@@ -23,10 +24,13 @@ def peak_rss_mb() -> float:
 
 def measure(job: Job, spawn_time: float) -> dict:
     """Trains as the job says and returns the measurements (raises on any failure)."""
+    entered = time.time()
     import keras
     import tensorflow as tf
 
     from bench.contenders import runner
+
+    imported = time.time()
 
     keras.mixed_precision.set_global_policy(job.precision)
     keras.utils.set_random_seed(job.seed)
@@ -38,10 +42,15 @@ def measure(job: Job, spawn_time: float) -> dict:
         "examples_per_sec": job.timed_steps * job.batch_size / seconds,
         "window_seconds": seconds,
         "first_step_seconds": clock.first_step_seconds(),
+        # Where the time to first step went: interpreter start, TF/Keras import, then the contender.
+        "startup_seconds": entered - spawn_time,
+        "import_seconds": imported - entered,
         "steps_trained": clock.marks[-1][0],
         "peak_rss_mb": peak_rss_mb(),
         "tf_version": tf.__version__,
         "keras_version": keras.__version__,
+        # Seconds since spawn at each execution end, to check the warm-up reached steady state.
+        "marks": [(steps, round(at - spawn_time, 4)) for steps, at in clock.marks] if len(clock.marks) <= 300 else None,
         **extra,
     }
 

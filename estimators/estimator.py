@@ -19,7 +19,7 @@ from estimators.mode_keys import ModeKeys
 from estimators.model_fn_call import model_fn_args
 from estimators.run_config import RunConfig
 from estimators.runtime import Runtime
-from estimators.strategy import resolve_strategy
+from estimators.strategy import is_chief, multi_worker_strategy, resolve_strategy
 from estimators.summaries import SummaryWriters
 
 _STEPS_SPEC = tf.TensorSpec([], tf.int32)
@@ -63,7 +63,12 @@ class Estimator:
         self._model_fn = model_fn
         self._warm_start_from = warm_start_from
         self._runtimes: dict[int, Runtime] = {}
+        self._strategies: dict[str, tf.distribute.Strategy] = {}
         self._summaries = SummaryWriters(self._model_dir)
+        if config.train_distribute is None and not self._use_tpu_requested():
+            workers = multi_worker_strategy()
+            if workers is not None:
+                self._strategies[ModeKeys.TRAIN] = workers
 
     # -- public properties (tf.estimator names) ---------------------------------------------
     @property
@@ -86,9 +91,18 @@ class Estimator:
     _use_tpu = False
     _static_shapes = False
 
+    def _use_tpu_requested(self) -> bool:
+        return False
+
     def _strategy(self, mode: str) -> tf.distribute.Strategy:
-        configured = self._config.train_distribute if mode == ModeKeys.TRAIN else (
-            self._config.eval_distribute or self._config.train_distribute)
+        """The strategy for `mode`, made once: eval and predict share train's unless eval_distribute is set."""
+        key = ModeKeys.TRAIN if mode == ModeKeys.TRAIN or self._config.eval_distribute is None else ModeKeys.EVAL
+        if key not in self._strategies:
+            configured = self._config.train_distribute if key == ModeKeys.TRAIN else self._config.eval_distribute
+            self._strategies[key] = self._make_strategy(key, configured)
+        return self._strategies[key]
+
+    def _make_strategy(self, mode: str, configured) -> tf.distribute.Strategy:
         return resolve_strategy(self._use_tpu, configured, self._config.cluster, self._config.master)
 
     def _global_batch_size(self, mode: str) -> int | None:
@@ -141,10 +155,18 @@ class Estimator:
             raise ValueError(f"Could not find a trained model (no checkpoint) in model_dir {self._model_dir!r}.")
         return path
 
-    def _save(self, runtime: Runtime, step: int) -> str:
-        path = checkpoints.save(runtime.checkpoint(), self._model_dir, step, self._config.keep_checkpoint_max)
-        logging.info("Saved checkpoint for step %d: %s", step, path)
-        return path
+    def _save(self, runtime: Runtime, step: int) -> None:
+        """Every worker saves (saving may need collectives); only the chief's copy lands in model_dir."""
+        if is_chief(runtime.strategy):
+            path = checkpoints.save(runtime.checkpoint(), self._model_dir, step, self._config.keep_checkpoint_max)
+            logging.info("Saved checkpoint for step %d: %s", step, path)
+        else:
+            scratch = tempfile.mkdtemp(prefix="worker_checkpoint_")
+            try:
+                checkpoints.save(runtime.checkpoint(), scratch, step, 1)
+            finally:
+                tf.io.gfile.rmtree(scratch)
+        runtime.barrier()  # no worker reads model_dir before the chief's checkpoint is complete
 
     # -- train --------------------------------------------------------------------------------------
     def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None,
@@ -222,7 +244,8 @@ class Estimator:
                     values["examples/sec"] = done * global_batch / max(elapsed, 1e-9)
                 if float(learning_rate):
                     values["learning_rate"] = float(learning_rate)
-                self._summaries.scalars("", step, values)
+                if is_chief(runtime.strategy):
+                    self._summaries.scalars("", step, values)
                 last_summary = step
             if self._checkpoint_due(step, last_saved, last_save_time):
                 self._save(runtime, step)
@@ -268,7 +291,8 @@ class Estimator:
         results["global_step"] = int(runtime.global_step.numpy())
         subdir = f"eval_{name}" if name else "eval"
         scalars = {k: v for k, v in results.items() if k != "global_step" and np.ndim(v) == 0}
-        self._summaries.scalars(subdir, results["global_step"], scalars)
+        if is_chief(runtime.strategy):
+            self._summaries.scalars(subdir, results["global_step"], scalars)
         logging.info("Evaluation at global step %d: %s", results["global_step"], scalars)
         return results
 

@@ -10,7 +10,7 @@ import tensorflow as tf
 from estimators import checkpoints, loops
 from estimators.mode_keys import ModeKeys
 from estimators.steps import ModelFnSteps, check_metrics
-from estimators.strategy import is_tpu_strategy
+from estimators.strategy import is_tpu_strategy, spans_workers
 from estimators.variable_store import VariableStore
 
 METRICS_KEY = "eval_metrics"
@@ -42,6 +42,7 @@ class Runtime:
         self._host_metrics: Callable | None = None
         self.host_metric_objects: dict = {}
         self._train_input: tuple[Callable, Any] | None = None
+        self._barrier: Callable | None = None
 
     def loop(self, mode: str, batch_size: int | None) -> Callable:
         """The compiled loop for `mode`, made once per batch size and reused across calls."""
@@ -54,6 +55,16 @@ class Runtime:
             else:
                 self._loops[key] = loops.inference_loop(self.strategy, self.steps.predict(batch_size))
         return self._loops[key]
+
+    def barrier(self) -> None:
+        """Waits until every worker gets here (a no-op within one process)."""
+        if not spans_workers(self.strategy):
+            return
+        if self._barrier is None:
+            self._barrier = tf.function(
+                lambda: self.strategy.reduce(
+                    tf.distribute.ReduceOp.SUM, self.strategy.run(lambda: tf.constant(1.0)), axis=None))
+        self._barrier()
 
     def train_iterator(self, input_fn: Callable, make: Callable[[], Any]) -> Any:
         """The training iterator for input_fn, kept across train() calls with the same input_fn.

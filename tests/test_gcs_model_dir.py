@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -79,15 +81,17 @@ def _run_phase(gcs: GcsEmulator, phase: str, local_dir: str) -> dict:
     """Runs _PHASE in a new Python with the emulator's environment; returns its RESULT line."""
     env = dict(os.environ, **gcs.env(), TF_CPP_MIN_LOG_LEVEL="2",
                PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
+    started = time.monotonic()
     try:
         done = subprocess.run([sys.executable, "-c", _PHASE, phase, f"gs://{BUCKET}", local_dir], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=PHASE_TIMEOUT_S)
     except subprocess.TimeoutExpired as err:
-        pytest.fail(f"{phase} phase did not finish in {PHASE_TIMEOUT_S} s; stderr tail:\n{(err.stderr or '')[-3000:]}")
+        stderr = err.stderr.decode(errors="replace") if isinstance(err.stderr, bytes) else err.stderr or ""
+        pytest.fail(f"{phase} phase did not finish in {PHASE_TIMEOUT_S} s; stderr tail:\n{stderr[-3000:]}")
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode or not lines:
         pytest.fail(f"{phase} phase failed (exit {done.returncode}); stderr tail:\n{done.stderr[-4000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+    return dict(json.loads(lines[-1][len("RESULT "):]), process_s=time.monotonic() - started)
 
 
 def test_training_resumes_from_gcs_model_dir_in_a_new_process_and_exports_there(gcs, tmp_path):
@@ -119,4 +123,17 @@ def test_training_resumes_from_gcs_model_dir_in_a_new_process_and_exports_there(
     assert not [n for n in names if n.startswith("export/temp-")], "export left its temporary folder behind"
     assert gcs.refused == [], "something asked the proxy for a host other than GCS"
     print(f"gs:// timings: train 4 steps {first['train_s']:.2f} s, resume to 8 {second['train_s']:.2f} s, "
-          f"export {second['export_s']:.2f} s, load {second['load_s']:.2f} s")
+          f"export {second['export_s']:.2f} s, load {second['load_s']:.2f} s; "
+          f"processes {first['process_s']:.1f} s + {second['process_s']:.1f} s")
+
+
+def test_emulator_proxy_answers_only_the_google_storage_hosts(gcs):
+    """The proxy never connects anywhere but the emulator: other hosts and plain HTTP get 403."""
+    host, port = gcs.env()["https_proxy"].removeprefix("http://").split(":")
+    for request in (b"CONNECT oauth2.googleapis.com:443 HTTP/1.1\r\n\r\n",
+                    b"CONNECT www.googleapis.com:80 HTTP/1.1\r\n\r\n",
+                    b"GET http://metadata.google.internal/ HTTP/1.1\r\nHost: metadata.google.internal\r\n\r\n"):
+        with socket.create_connection((host, int(port)), timeout=10) as conn:
+            conn.sendall(request)
+            assert conn.recv(1024).startswith(b"HTTP/1.1 403 "), request
+    assert len(gcs.refused) == 3

@@ -66,6 +66,15 @@ def test_train_ignores_single_pipeline_context():
     assert sorted(_labels(ds, 1)) == list(range(N))
 
 
+def test_eval_shards_whole_batches_round_robin_across_pipelines():
+    def shard(i: int) -> list[int]:
+        ctx = tf.distribute.InputContext(num_input_pipelines=2, input_pipeline_id=i, num_replicas_in_sync=2)
+        return _labels(pipeline.make_dataset(*_arrays(), "eval", {"batch_size": 3, "context": ctx}))
+
+    assert shard(0) == [0, 1, 2, 6, 7, 8]
+    assert shard(1) == [3, 4, 5, 9]
+
+
 def test_eval_yields_each_example_once_in_order_with_partial_last_batch():
     ds = pipeline.make_dataset(*_arrays(), "eval", {"batch_size": 4})
     sizes = [len(labels) for _, labels in ds.as_numpy_iterator()]

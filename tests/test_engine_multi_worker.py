@@ -1,0 +1,92 @@
+"""Two worker processes on 127.0.0.1 (TF_CONFIG) train and evaluate as one replica does on the same batch."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from estimators import RunConfig, TPUConfig, TPUEstimator
+from tests import engine_models as m
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+WORKER = textwrap.dedent("""
+    import json, sys
+    import tensorflow as tf
+    from estimators import RunConfig, TPUConfig, TPUEstimator
+    from tests import engine_models as m
+
+    estimator = TPUEstimator(m.linear_model_fn, use_tpu=False, train_batch_size=16, eval_batch_size=16,
+                             params={"adam": True},
+                             config=RunConfig(model_dir=sys.argv[1], save_checkpoints_steps=2,
+                                              tpu_config=TPUConfig(iterations_per_loop=2)))
+    x, y = m.dataset(64)
+
+    def train_input_fn(params):
+        ctx = params["context"]
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(params["batch_size"], drop_remainder=True)
+        return ds.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
+
+    def eval_input_fn(params):
+        ctx = params["context"]
+        ds = tf.data.Dataset.from_tensor_slices((x[:50], y[:50])).batch(params["batch_size"])
+        return ds.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
+
+    estimator.train(train_input_fn, max_steps=6)
+    result = estimator.evaluate(eval_input_fn)
+    print("RESULT " + json.dumps({k: float(v) for k, v in result.items()}))
+""")
+
+
+def _free_ports(n):
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def _run_two_workers(model_dir):
+    workers = [f"127.0.0.1:{port}" for port in _free_ports(2)]
+    processes = []
+    for index in range(2):
+        tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
+        env = dict(os.environ, TF_CONFIG=json.dumps(tf_config), PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+        processes.append(subprocess.Popen([sys.executable, "-c", WORKER, str(model_dir)], cwd=ROOT, env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outputs = []
+    for process in processes:
+        try:
+            out, err = process.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            for p in processes:
+                p.kill()
+            pytest.fail("multi-worker run did not finish in 240 s")
+        assert process.returncode == 0, err[-3000:]
+        outputs.append(json.loads(out.split("RESULT ", 1)[1]))
+    return outputs
+
+
+def test_two_workers_match_one_replica_and_only_the_chief_writes(tmp_path):
+    chief_result, worker_result = _run_two_workers(tmp_path / "workers")
+    single = TPUEstimator(m.linear_model_fn, use_tpu=False, train_batch_size=16, params={"adam": True},
+                          config=RunConfig(model_dir=str(tmp_path / "single"), tpu_config=TPUConfig(2)))
+    single.train(m.train_input_fn(*m.dataset(64)), max_steps=6)
+    reloaded = TPUEstimator(m.linear_model_fn, model_dir=str(tmp_path / "workers"), use_tpu=False)
+    kernel = reloaded.get_variable_value("model_fn/0000_kernel")
+    np.testing.assert_allclose(kernel, single.get_variable_value("model_fn/0000_kernel"), rtol=1e-5, atol=1e-7)
+    x, y = m.dataset(64)
+    loss, accuracy = m.numpy_eval(kernel, reloaded.get_variable_value("model_fn/0001_bias"), x[:50], y[:50])
+    assert chief_result == worker_result
+    assert chief_result["examples"] == 50
+    assert chief_result["loss"] == pytest.approx(loss, rel=1e-5)
+    assert chief_result["accuracy"] == pytest.approx(accuracy)
+    written = sorted(f for f in os.listdir(tmp_path / "workers") if f.startswith("ckpt-") and f.endswith(".index"))
+    assert written == ["ckpt-2.index", "ckpt-4.index", "ckpt-6.index"]
