@@ -17,6 +17,7 @@ from estimators import checkpoints
 from estimators.inputs import masked_stream, per_replica_batch_size, split_element
 from estimators.mode_keys import ModeKeys
 from estimators.model_fn_call import model_fn_args
+from estimators.progress import CheckpointSchedule, ProgressReport
 from estimators.run_config import RunConfig
 from estimators.runtime import Runtime
 from estimators.strategy import is_chief, multi_worker_strategy, resolve_strategy
@@ -210,57 +211,39 @@ class Estimator:
             runtime.global_step.assign(0)
 
     def _train_loops(self, runtime: Runtime, loop: Callable, iterator, target: float) -> None:
+        """Runs compiled loops to `target`, reporting and checkpointing between them."""
         config = self._config
         per_loop = config.tpu_config.iterations_per_loop
-        global_batch = self._global_batch_size(ModeKeys.TRAIN)
         step = int(runtime.global_step.numpy())
-        last_saved, last_logged, last_summary = step, step, step
-        last_save_time = time.monotonic()
-        log_time, log_step = time.monotonic(), step
+        chief = is_chief(runtime.strategy)
+        report = ProgressReport(
+            step, config.log_step_count_steps, config.save_summary_steps, self._global_batch_size(ModeKeys.TRAIN),
+            (lambda at, values: self._summaries.scalars("", at, values)) if chief else None,
+        )
+        schedule = CheckpointSchedule(step, config.save_checkpoints_steps, config.checkpoint_every_secs)
         while step < target:
             iterations = int(min(per_loop, target - step))
             started = time.monotonic()
             done, loss, learning_rate = loop(iterator, tf.constant(iterations))
             done, loss = int(done), float(loss)
-            elapsed = time.monotonic() - started
             step += done
-            if done == 0:
-                logging.info("input_fn's data ended at global step %d.", step)
-                break
-            if not math.isfinite(loss):
+            if done and not math.isfinite(loss):
                 raise FloatingPointError(
                     f"Loss became {loss} at global step {step}; stopping without saving a checkpoint. "
                     "Lower the learning rate or check the input data."
                 )
-            if step - last_logged >= config.log_step_count_steps or step >= target:
-                now = time.monotonic()
-                rate = (step - log_step) / max(now - log_time, 1e-9)
-                extra = f", examples/sec = {rate * global_batch:.1f}" if global_batch else ""
-                logging.info("global_step = %d, loss = %.6g, steps/sec = %.3f%s", step, loss, rate, extra)
-                last_logged, log_time, log_step = step, now, step
-            if step - last_summary >= config.save_summary_steps or step >= target:
-                values = {"loss": loss, "global_step/sec": done / max(elapsed, 1e-9)}
-                if global_batch:
-                    values["examples/sec"] = done * global_batch / max(elapsed, 1e-9)
-                if float(learning_rate):
-                    values["learning_rate"] = float(learning_rate)
-                if is_chief(runtime.strategy):
-                    self._summaries.scalars("", step, values)
-                last_summary = step
-            if self._checkpoint_due(step, last_saved, last_save_time):
+            ended = done < iterations
+            if done:
+                report.after_loop(step, done, time.monotonic() - started, loss, float(learning_rate),
+                                  final=ended or step >= target)
+            if done and schedule.due(step):
                 self._save(runtime, step)
-                last_saved, last_save_time = step, time.monotonic()
-            if done < iterations:
+                schedule.saved(step)
+            if ended:
                 logging.info("input_fn's data ended at global step %d.", step)
                 break
-        if last_saved != step or self.latest_checkpoint() is None:
+        if schedule.last_step != step or self.latest_checkpoint() is None:
             self._save(runtime, step)
-
-    def _checkpoint_due(self, step: int, last_saved: int, last_save_time: float) -> bool:
-        every_steps = self._config.save_checkpoints_steps
-        if every_steps is not None:
-            return step // every_steps > last_saved // every_steps
-        return time.monotonic() - last_save_time >= self._config.checkpoint_every_secs
 
     # -- evaluate --------------------------------------------------------------------------------------
     def evaluate(self, input_fn: Callable, steps: int | None = None, hooks: Any = None,

@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -347,7 +348,11 @@ class GcsEmulator:
             folder = Path(self._tmp.name)
             self._ca, cert, key = _make_certificates(folder)
             self._start_server(folder / "fake-gcs-server.log")
-            self.request("POST", "/storage/v1/b?project=test", {"name": self.bucket})
+            try:
+                self.request("POST", "/storage/v1/b?project=test", {"name": self.bucket})
+            except urllib.error.HTTPError as err:  # e.g. an invalid bucket name (GCS wants 3-63 characters)
+                raise RuntimeError(f"could not create bucket {self.bucket!r}: HTTP {err.code} "
+                                   f"{err.read()[:500].decode(errors='replace')}") from None
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(cert, key)
             context.set_alpn_protocols(["http/1.1"])
