@@ -9,6 +9,8 @@ checkpoints restore across processes, modes and replica counts (a MirroredVariab
 
 from __future__ import annotations
 
+import os
+
 import tensorflow as tf
 
 from estimators.variable_store import VariableStore, stable_name
@@ -53,7 +55,21 @@ def save(checkpoint: tf.train.Checkpoint, model_dir: str, step: int, max_to_keep
 
 
 def latest(model_dir: str) -> str | None:
-    return tf.train.latest_checkpoint(model_dir)
+    """The newest checkpoint in model_dir, None when there is none; never None for one it cannot read.
+
+    tf.train.latest_checkpoint answers None when the state file cannot be read (a transient GCS
+    error, a deleted checkpoint); training would then silently start over and overwrite the run.
+    """
+    state_file = os.path.join(model_dir, "checkpoint")
+    if not tf.io.gfile.exists(state_file):
+        return None
+    path = tf.train.latest_checkpoint(model_dir)
+    if path is None:
+        raise RuntimeError(
+            f"{state_file} exists but names no readable checkpoint (a storage error, or its files were "
+            "deleted). Refusing to start over in this model_dir: retry, or restore/remove that file."
+        )
+    return path
 
 
 def resolve_path(path: str) -> str:

@@ -117,3 +117,12 @@ def test_train_calls_in_one_process_continue_the_same_data_stream(tmp_path):
     straight = _estimator(tmp_path / "straight").train(m.train_input_fn(x, y), max_steps=13)
     np.testing.assert_allclose(split.get_variable_value("model_fn/0000_kernel"),
                                straight.get_variable_value("model_fn/0000_kernel"), rtol=1e-6)
+
+
+def test_unreadable_checkpoint_state_stops_training_instead_of_starting_over(tmp_path):
+    estimator = _estimator(tmp_path).train(_four_batches(), max_steps=5)
+    for name in os.listdir(tmp_path):
+        if name.startswith("ckpt-5."):
+            os.remove(tmp_path / name)
+    with pytest.raises(RuntimeError, match=r"names no readable checkpoint.*Refusing to start over"):
+        estimator.train(_four_batches(), max_steps=10)
