@@ -226,16 +226,16 @@ def precision_table(entries: list[dict]) -> str:
 
 def markdown(rows: list[dict], ratio_entries: list[dict], checks: list[dict], precision: list[dict]) -> str:
     """Every table of the run, as Markdown (printed, and pasted into bench/README.md)."""
-    parts = ["### Throughput (examples/sec over the timed window; medians over repetitions)",
-             throughput_table(rows), "", "### Ratios (ours / other, medians)", ratio_table(ratio_entries), "",
-             "### Targets", target_table(checks) if checks else "(nothing to check)"]
+    parts = ["### Throughput (examples/sec over the timed window; medians over repetitions)", "",
+             throughput_table(rows), "", "### Ratios (ours / other, medians)", "", ratio_table(ratio_entries), "",
+             "### Targets", "", target_table(checks) if checks else "(nothing to check)"]
     if any(r["contender"] == INPUT_CHECK for r in rows):
-        parts += ["", "### Input pipeline alone", input_table(rows)]
+        parts += ["", "### Input pipeline alone", "", input_table(rows)]
     if precision:
-        parts += ["", "### Precision", precision_table(precision)]
+        parts += ["", "### Precision", "", precision_table(precision)]
     failed = [r for r in rows if r["repeats_failed"]]
     if failed:
-        parts += ["", "### Failures"] + [
+        parts += ["", "### Failures", ""] + [
             f"- {r['workload']} {r['precision']} K={r['iterations_per_loop']} {r['contender']}: "
             f"{r['repeats_failed']} failed: {'; '.join(e[:300] for e in r['errors'])}" for r in failed]
     return "\n".join(parts)

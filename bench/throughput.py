@@ -20,6 +20,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 
@@ -103,6 +104,20 @@ def machine() -> dict:
             "loadavg_at_start": os.getloadavg()}
 
 
+def engine_version() -> dict:
+    """The commit measured, and any uncommitted changes to the engine, models or input code."""
+    root = launcher.ROOT
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    changed = git("status", "--porcelain", "--", "estimators", "model_fns", "input_fns")
+    return {"commit": git("rev-parse", "HEAD"), "uncommitted": changed.splitlines()}
+
+
 def _progress(i: int, n: int, result: dict) -> str:
     job = result["job"]
     name = f"{job['workload']} {job['precision']} K={job['iterations_per_loop']} {job['contender']} rep{job['repeat']}"
@@ -123,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     meta = {"command": " ".join(["python", "bench/throughput.py", *sys.argv[1:]]) if argv is None else argv,
             "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "machine": machine(), "settings": {k: v for k, v in vars(settings).items()}}
+            "machine": machine(), "engine": engine_version(), "settings": {k: v for k, v in vars(settings).items()}}
     print(f"{len(jobs)} runs: {settings}", file=sys.stderr)
     results = []
     for i, job in enumerate(jobs, start=1):
