@@ -261,12 +261,12 @@ class Estimator:
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
         loss_sum, count = 0.0, 0.0
+        for partial_loss, partial_count, rows, mask in self._loop_outputs(
+                runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
+            loss_sum += partial_loss
+            count += partial_count
+            runtime.update_host_metrics(rows, mask)
         with runtime.strategy.scope():
-            batches = self._loop_outputs(runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path)
-            for partial_loss, partial_count, rows, mask in batches:
-                loss_sum += partial_loss
-                count += partial_count
-                runtime.update_host_metrics(rows, mask)
             results = {name_: _to_python(metric.result()) for name_, metric in runtime.metric_objects().items()}
         if count == 0:
             raise ValueError("Evaluation input_fn produced no examples.")
@@ -281,26 +281,33 @@ class Estimator:
 
     def _loop_outputs(self, runtime: Runtime, mode: str, input_fn: Callable, batch_size: int | None,
                       steps: int | None, path: str | None) -> Iterator[tuple]:
-        """Runs the eval/predict loop over the input; yields (loss_sum, rows_counted, rows, mask)."""
-        iterator = iter(self._distributed_dataset(runtime, input_fn, mode))
-        loop = runtime.loop(mode, batch_size)
+        """Runs the eval/predict loop over the input; yields (loss_sum, rows_counted, rows, mask).
+
+        The strategy's scope is held only while TensorFlow runs, never across a yield: a caller
+        may stop reading predictions half way without leaving a scope open.
+        """
         per_loop = self._config.tpu_config.iterations_per_loop
         remaining = steps if steps is not None else math.inf
-        first_value = next(iterator)
-        # Traced once for the iterator's (possibly unknown-batch) element spec: a partial last
-        # batch then reuses the same program instead of retracing for its shape.
-        loop.get_concrete_function(iterator, iterator.element_spec, _STEPS_SPEC)
-        self._restore_for_inference(runtime, path)
-        for metric in runtime.metric_objects().values():
-            metric.reset_state()
+        with runtime.strategy.scope():
+            iterator = iter(self._distributed_dataset(runtime, input_fn, mode))
+            loop = runtime.loop(mode, batch_size)
+            first_value = next(iterator)
+            # Traced once for the iterator's (possibly unknown-batch) element spec: a partial last
+            # batch then reuses the same program instead of retracing for its shape.
+            loop.get_concrete_function(iterator, iterator.element_spec, _STEPS_SPEC)
+            self._restore_for_inference(runtime, path)
+            for metric in runtime.metric_objects().values():
+                metric.reset_state()
         while remaining > 0:
             iterations = int(min(per_loop, remaining))
-            done, ended, loss_sum, count, rows, mask = loop(iterator, first_value, tf.constant(iterations))
-            remaining -= int(done)
+            with runtime.strategy.scope():
+                done, ended, loss_sum, count, rows, mask = loop(iterator, first_value, tf.constant(iterations))
+                remaining -= int(done)
+                more = not bool(ended) and remaining > 0
+                first_value = next(iterator) if more else None
             yield float(loss_sum), float(count), rows, mask
-            if bool(ended) or remaining <= 0:
+            if not more:
                 break
-            first_value = next(iterator)
 
     def _restore_for_inference(self, runtime: Runtime, path: str | None) -> None:
         if path is None:
@@ -316,10 +323,8 @@ class Estimator:
         path = checkpoints.resolve_path(checkpoint_path) if checkpoint_path else self.latest_checkpoint()
         runtime = self._runtime(ModeKeys.PREDICT)
         batch_size = self._model_fn_batch_size(ModeKeys.PREDICT, runtime)
-        with runtime.strategy.scope():
-            outputs = self._loop_outputs(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path)
-            for _, _, rows, mask in outputs:
-                yield from _split_predictions(rows, mask, predict_keys, yield_single_examples, batch_size)
+        for _, _, rows, mask in self._loop_outputs(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path):
+            yield from _split_predictions(rows, mask, predict_keys, yield_single_examples, batch_size)
 
     # -- export --------------------------------------------------------------------------------------------
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,

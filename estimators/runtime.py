@@ -39,6 +39,7 @@ class Runtime:
         self.steps = ModelFnSteps(model_fn, params, config, self.store, self.num_replicas, static_shapes,
                                   jit_compile=jit_compile)
         self._loops: dict[tuple, Callable] = {}
+        self._iterations_per_loop = config.tpu_config.iterations_per_loop
         self._host_metrics: Callable | None = None
         self.host_metric_objects: dict = {}
         self._train_input: tuple[Callable, Any] | None = None
@@ -49,7 +50,8 @@ class Runtime:
         key = (mode, batch_size)
         if key not in self._loops:
             if mode == ModeKeys.TRAIN:
-                self._loops[key] = loops.train_loop(self.strategy, self.steps.train(batch_size), self.global_step)
+                make = loops.SingleStepLoop if self._iterations_per_loop == 1 else loops.train_loop
+                self._loops[key] = make(self.strategy, self.steps.train(batch_size), self.global_step)
             elif mode == ModeKeys.EVAL:
                 self._loops[key] = loops.inference_loop(self.strategy, self.steps.evaluate(batch_size))
             else:

@@ -149,6 +149,9 @@ class VariableStore:
                 )
             kwargs = dict(kwargs, initial_value=value)
         kwargs = _synchronised_state(kwargs)
+        # The variable exists (initialised) before the trace goes on, so tf.function need not
+        # lift it: without this it would trace the whole loop a second time.
+        kwargs["experimental_enable_variable_lifting"] = False
         self._creating.active = True
         try:
             with tf.init_scope():

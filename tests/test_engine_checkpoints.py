@@ -7,6 +7,7 @@ import textwrap
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from estimators import RunConfig, TPUConfig, TPUEstimator
 from tests import engine_models as m
@@ -126,3 +127,16 @@ def test_unreadable_checkpoint_state_stops_training_instead_of_starting_over(tmp
             os.remove(tmp_path / name)
     with pytest.raises(RuntimeError, match=r"names no readable checkpoint.*Refusing to start over"):
         estimator.train(_four_batches(), max_steps=10)
+
+
+@pytest.mark.parametrize("iterations", [1, 3])
+def test_training_stops_cleanly_where_finite_input_ends(tmp_path, iterations):
+    x, y = m.dataset(80)
+
+    def five_batches(params):
+        return tf.data.Dataset.from_tensor_slices((x, y)).batch(params["batch_size"], drop_remainder=True)
+
+    estimator = _estimator(tmp_path, tpu_config=TPUConfig(iterations_per_loop=iterations))
+    estimator.train(five_batches, max_steps=100)
+    assert estimator.get_variable_value("global_step") == 5
+    assert estimator.latest_checkpoint().endswith("ckpt-5")
