@@ -41,7 +41,13 @@ class ModelFnSteps:
         self.optimizers: list = []
 
     def _compiled(self, step: Callable) -> Callable:
-        """The step as is, or compiled by XLA on its replica's device when jit_compile is set."""
+        """The step as graph code, compiled by XLA on its replica's device when jit_compile is set.
+
+        model_fn runs as plain graph code, as tf.estimator ran it: AutoGraph does not rewrite it
+        (nor Keras, nor the engine), which would cost seconds of tracing; data-dependent control
+        flow in a model_fn uses tf.cond / tf.while_loop.
+        """
+        step = tf.autograph.experimental.do_not_convert(step)
         return tf.function(step, jit_compile=True) if self._jit_compile else step
 
     def call(self, mode: str, features: Any, labels: Any, batch_size: int | None):

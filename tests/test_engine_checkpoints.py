@@ -140,3 +140,11 @@ def test_training_stops_cleanly_where_finite_input_ends(tmp_path, iterations):
     estimator.train(five_batches, max_steps=100)
     assert estimator.get_variable_value("global_step") == 5
     assert estimator.latest_checkpoint().endswith("ckpt-5")
+
+
+def test_save_checkpoints_secs_saves_between_loops_once_the_time_has_passed(tmp_path):
+    estimator = _estimator(tmp_path, save_checkpoints_steps=None, save_checkpoints_secs=1e-6,
+                           tpu_config=TPUConfig(iterations_per_loop=2))
+    estimator.train(_four_batches(), max_steps=6)
+    kept = sorted(f for f in os.listdir(tmp_path) if f.endswith(".index"))
+    assert kept == ["ckpt-2.index", "ckpt-4.index", "ckpt-6.index"]

@@ -188,3 +188,14 @@ def test_jit_compile_over_several_cpu_replicas_is_a_clear_error(tmp_path, eight_
     x, y = m.dataset(32)
     with pytest.raises(ValueError, match=r"jit_compile=True\) runs on one replica, not 8"):
         _estimator(tmp_path, eight_replicas, jit_compile=True).train(m.train_input_fn(x, y), max_steps=1)
+
+
+def test_training_logs_step_loss_and_rates_every_log_step_count_steps(tmp_path, caplog):
+    import logging
+
+    x, y = m.dataset(32)
+    with caplog.at_level(logging.INFO):
+        _estimator(tmp_path, iterations=2, log_step_count_steps=4).train(m.train_input_fn(x, y), max_steps=8)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("global_step = ")]
+    assert [line.split(",")[0] for line in lines] == ["global_step = 4", "global_step = 8"]
+    assert all("loss = " in line and "steps/sec = " in line and "examples/sec = " in line for line in lines)
