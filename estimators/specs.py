@@ -59,7 +59,7 @@ _UNSUPPORTED = {
 }
 
 
-def validate_spec(spec: Any, mode: str, num_replicas: int) -> EstimatorSpec | TPUEstimatorSpec:
+def validate_spec(spec: Any, mode: str) -> EstimatorSpec | TPUEstimatorSpec:
     """Checks what model_fn returned for `mode`; raises ValueError that says what is missing."""
     if not isinstance(spec, (EstimatorSpec, TPUEstimatorSpec)):
         raise ValueError(

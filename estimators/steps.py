@@ -57,7 +57,7 @@ class ModelFnSteps:
         with self._store.scope(mode) as used:
             record.variables = used
             spec = call_model_fn(self._model_fn, self._args, record, features, labels, params, self._config)
-        return validate_spec(spec, mode, self._num_replicas), record
+        return validate_spec(spec, mode), record
 
     def train(self, batch_size: int) -> Callable:
         def step(element):
