@@ -71,19 +71,6 @@ class VariableStore:
         """The variables calls under `key` use, in creation order (empty before the first call)."""
         return list(self._sequences.get(key, _Sequence()).variables)
 
-    def keys(self) -> list[str]:
-        return list(self._sequences)
-
-    def all_variables(self) -> list:
-        """Every variable in the store, each once, in first-seen order."""
-        seen, result = set(), []
-        for seq in self._sequences.values():
-            for var in seq.variables:
-                if id(var) not in seen:
-                    seen.add(id(var))
-                    result.append(var)
-        return result
-
     @contextlib.contextmanager
     def scope(self, key: str, share: bool = True) -> Iterator[list]:
         """Within the block, variable creation is served from the store for calls under `key`.
