@@ -66,7 +66,7 @@ class Estimator:
         self._runtimes: dict[int, Runtime] = {}
         self._strategies: dict[str, tf.distribute.Strategy] = {}
         self._summaries = SummaryWriters(self._model_dir)
-        if config.train_distribute is None and not self._use_tpu_requested():
+        if config.train_distribute is None and not self._use_tpu:
             workers = multi_worker_strategy()
             if workers is not None:
                 self._strategies[ModeKeys.TRAIN] = workers
@@ -92,19 +92,14 @@ class Estimator:
     _use_tpu = False
     _static_shapes = False
 
-    def _use_tpu_requested(self) -> bool:
-        return False
-
     def _strategy(self, mode: str) -> tf.distribute.Strategy:
         """The strategy for `mode`, made once: eval and predict share train's unless eval_distribute is set."""
         key = ModeKeys.TRAIN if mode == ModeKeys.TRAIN or self._config.eval_distribute is None else ModeKeys.EVAL
         if key not in self._strategies:
             configured = self._config.train_distribute if key == ModeKeys.TRAIN else self._config.eval_distribute
-            self._strategies[key] = self._make_strategy(key, configured)
+            self._strategies[key] = resolve_strategy(self._use_tpu, configured, self._config.cluster,
+                                                     self._config.master)
         return self._strategies[key]
-
-    def _make_strategy(self, mode: str, configured) -> tf.distribute.Strategy:
-        return resolve_strategy(self._use_tpu, configured, self._config.cluster, self._config.master)
 
     def _global_batch_size(self, mode: str) -> int | None:
         """The global batch for `mode`, or None when input_fn decides it (plain Estimator)."""

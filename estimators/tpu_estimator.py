@@ -50,9 +50,6 @@ class TPUEstimator(Estimator):
             if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
                 raise ValueError(f"{_BATCH_ARGS[mode]} must be a positive integer, got {size!r}.")
 
-    def _use_tpu_requested(self) -> bool:
-        return self._use_tpu
-
     def _strategy(self, mode: str) -> tf.distribute.Strategy:
         if mode != ModeKeys.TRAIN and self._use_tpu and not self._eval_on_tpu and self._config.eval_distribute is None:
             return self._strategies.setdefault("cpu_eval", local_strategy())
