@@ -10,7 +10,7 @@ from estimators.mode_keys import ModeKeys  # noqa: E402
 from estimators.run_config import RunConfig, TPUConfig  # noqa: E402
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec  # noqa: E402
 from estimators.tpu_estimator import TPUEstimator  # noqa: E402
-from estimators.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: E402
+from estimators.training.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate  # noqa: E402
 
 __all__ = [
     "CrossShardOptimizer", "Estimator", "EstimatorSpec", "EvalSpec", "ModeKeys", "RunConfig",

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import keras
 import tensorflow as tf
 
-from estimators.model_fn_call import current_call
+from estimators.runtime.model_fn_call import current_call
 
 _REDUCTIONS = ("mean", "sum")
 

@@ -13,15 +13,15 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from estimators import checkpoints
-from estimators.inputs import masked_stream, per_replica_batch_size, split_element
+from estimators.checkpoint import checkpoints
+from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
+from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
-from estimators.model_fn_call import model_fn_args
-from estimators.progress import CheckpointSchedule, ProgressReport
 from estimators.run_config import RunConfig
-from estimators.runtime import Runtime
-from estimators.strategy import is_chief, multi_worker_strategy, resolve_strategy
-from estimators.summaries import SummaryWriters
+from estimators.runtime.model_fn_call import model_fn_args
+from estimators.runtime.state import Runtime
+from estimators.training.progress import CheckpointSchedule, ProgressReport
+from estimators.training.summaries import SummaryWriters
 
 _STEPS_SPEC = tf.TensorSpec([], tf.int32)
 
@@ -326,7 +326,7 @@ class Estimator:
                            assets_extra: dict | None = None, as_text: bool = False,
                            checkpoint_path: str | None = None) -> bytes:
         """Writes a SavedModel with a serving_default signature; returns its directory (bytes)."""
-        from estimators.export import export_saved_model
+        from estimators.export.saved_model import export_saved_model
 
         path = checkpoints.resolve_path(checkpoint_path) if checkpoint_path else self._require_checkpoint()
         return export_saved_model(

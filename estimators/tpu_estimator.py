@@ -6,12 +6,12 @@ from collections.abc import Callable
 
 import tensorflow as tf
 
+from estimators.distribute.inputs import make_dataset_fn, per_replica_batch_size
+from estimators.distribute.strategy import local_strategy
 from estimators.estimator import Estimator
-from estimators.inputs import make_dataset_fn, per_replica_batch_size
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
-from estimators.runtime import Runtime
-from estimators.strategy import local_strategy
+from estimators.runtime.state import Runtime
 
 _BATCH_ARGS = {ModeKeys.TRAIN: "train_batch_size", ModeKeys.EVAL: "eval_batch_size",
                ModeKeys.PREDICT: "predict_batch_size"}

@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from estimators import CrossShardOptimizer, ModeKeys, RunConfig, TPUConfig, TPUEstimator, TPUEstimatorSpec
-from estimators.strategy import NoTPUError
+from estimators.distribute.strategy import NoTPUError
 from tests import engine_models as m
 
 

@@ -51,7 +51,7 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
     exports: list = []
     while True:
         latest = estimator.latest_checkpoint()
-        from estimators.checkpoints import global_step_of
+        from estimators.checkpoint.checkpoints import global_step_of
 
         step = global_step_of(latest) if latest else 0
         if step >= train_spec.max_steps and result:

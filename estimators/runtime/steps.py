@@ -9,11 +9,11 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from estimators.inputs import split_element
+from estimators.distribute.inputs import split_element
 from estimators.mode_keys import ModeKeys
-from estimators.model_fn_call import ModelFnCall, call_model_fn, model_fn_args
+from estimators.runtime.model_fn_call import ModelFnCall, call_model_fn, model_fn_args
+from estimators.runtime.variable_store import VariableStore
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
-from estimators.variable_store import VariableStore
 
 
 @dataclass

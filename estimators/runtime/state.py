@@ -7,11 +7,12 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators import checkpoints, loops
+from estimators.checkpoint import checkpoints
+from estimators.distribute.strategy import is_tpu_strategy, spans_workers
 from estimators.mode_keys import ModeKeys
-from estimators.steps import ModelFnSteps, check_metrics
-from estimators.strategy import is_tpu_strategy, spans_workers
-from estimators.variable_store import VariableStore
+from estimators.runtime.steps import ModelFnSteps, check_metrics
+from estimators.runtime.variable_store import VariableStore
+from estimators.training import loops
 
 METRICS_KEY = "eval_metrics"
 

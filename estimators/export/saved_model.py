@@ -16,9 +16,9 @@ from typing import Any
 import tensorflow as tf
 from absl import logging
 
-from estimators import checkpoints
+from estimators.checkpoint import checkpoints
 from estimators.mode_keys import ModeKeys
-from estimators.runtime import Runtime
+from estimators.runtime.state import Runtime
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators.strategy import spans_workers
+from estimators.distribute.strategy import spans_workers
 
 _SUM = tf.distribute.ReduceOp.SUM
 _MEAN = tf.distribute.ReduceOp.MEAN

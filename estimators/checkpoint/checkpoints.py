@@ -13,7 +13,7 @@ import os
 
 import tensorflow as tf
 
-from estimators.variable_store import VariableStore, stable_name
+from estimators.runtime.variable_store import VariableStore, stable_name
 
 GLOBAL_STEP = "global_step"
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
