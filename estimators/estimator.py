@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 import tempfile
 import time
@@ -14,16 +13,17 @@ import tensorflow as tf
 from absl import logging
 
 from estimators.checkpoint import checkpoints
+from estimators.compat.input_fn_call import call_input_fn
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
 from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 from estimators.runtime.model_fn_call import model_fn_args
 from estimators.runtime.state import Runtime
+from estimators.training.loops import InferenceLoopResult
 from estimators.training.progress import CheckpointSchedule, ProgressReport
 from estimators.training.summaries import SummaryWriters
-
-_STEPS_SPEC = tf.TensorSpec([], tf.int32)
+from estimators.training.train_input import TrainInput
 
 
 def _check_no_hooks(hooks: Any, what: str) -> None:
@@ -64,6 +64,7 @@ class Estimator:
         self._model_fn = model_fn
         self._warm_start_from = warm_start_from
         self._runtimes: dict[int, Runtime] = {}
+        self._train_input = TrainInput()
         self._strategies: dict[str, tf.distribute.Strategy] = {}
         self._summaries = SummaryWriters(self._model_dir)
         if config.train_distribute is None and not self._use_tpu:
@@ -108,11 +109,15 @@ class Estimator:
     def _input_params(self) -> dict:
         return dict(self._params)
 
+    def _params_for_model_fn(self, params: dict, batch_size: int | None) -> dict:
+        """The params dict model_fn receives (tf.estimator passes its params unchanged)."""
+        return dict(params)
+
     def _distributed_dataset(self, runtime: Runtime, input_fn: Callable, mode: str):
         """input_fn's dataset, distributed: the global batch is split across replicas by tf.distribute."""
-        dataset = _call_input_fn(input_fn, self._input_params())
+        dataset = call_input_fn(input_fn, mode=mode, params=self._input_params(), config=self._config)
         if mode == ModeKeys.TRAIN:
-            split_element(dataset.element_spec, mode)
+            split_element(dataset.element_spec)
             dims = {s.shape[0] for s in tf.nest.flatten(dataset.element_spec) if s.shape.rank}
             for dim in dims - {None}:
                 per_replica_batch_size(dim, runtime.num_replicas, "input_fn's batch size")
@@ -128,7 +133,8 @@ class Estimator:
         strategy = self._strategy(mode)
         runtime = self._runtimes.get(id(strategy))
         if runtime is None:
-            runtime = Runtime(strategy, self._model_fn, self._params, self._config, self._static_shapes)
+            runtime = Runtime(strategy, self._model_fn, self._params, self._config, self._static_shapes,
+                              params_for_model_fn=self._params_for_model_fn)
             self._runtimes[id(strategy)] = runtime
         return runtime
 
@@ -152,16 +158,10 @@ class Estimator:
         return path
 
     def _save(self, runtime: Runtime, step: int) -> None:
-        """Every worker saves (saving may need collectives); only the chief's copy lands in model_dir."""
+        """The chief writes the checkpoint; every worker waits until it is complete."""
         if is_chief(runtime.strategy):
-            path = checkpoints.save(runtime.checkpoint(), self._model_dir, step, self._config.keep_checkpoint_max)
+            path = checkpoints.save(runtime.saved_variables(), self._model_dir, step, self._config.keep_checkpoint_max)
             logging.info("Saved checkpoint for step %d: %s", step, path)
-        else:
-            scratch = tempfile.mkdtemp(prefix="worker_checkpoint_")
-            try:
-                checkpoints.save(runtime.checkpoint(), scratch, step, 1)
-            finally:
-                tf.io.gfile.rmtree(scratch)
         runtime.barrier()  # no worker reads model_dir before the chief's checkpoint is complete
 
     # -- train --------------------------------------------------------------------------------------
@@ -185,21 +185,22 @@ class Estimator:
         runtime = self._runtime(ModeKeys.TRAIN)
         batch_size = self._model_fn_batch_size(ModeKeys.TRAIN, runtime)
         with runtime.strategy.scope():
-            iterator = runtime.train_iterator(
+            iterator = self._train_input.iterator(
                 input_fn, lambda: iter(self._distributed_dataset(runtime, input_fn, ModeKeys.TRAIN)))
-            loop = runtime.loop(ModeKeys.TRAIN, batch_size)
-            loop.get_concrete_function(iterator, _STEPS_SPEC)
+            loop = runtime.train_loop(batch_size)
+            loop.trace(iterator)
             self._restore_for_training(runtime, latest)
             self._train_loops(runtime, loop, iterator, target)
         return self
 
     def _restore_for_training(self, runtime: Runtime, latest: str | None) -> None:
         if latest:
-            checkpoints.restore(runtime.checkpoint(), latest, complete=True)
+            checkpoints.restore(latest, runtime.saved_variables())
             logging.info("Resumed from %s (global step %d).", latest, int(runtime.global_step.numpy()))
         elif self._warm_start_from:
             path = checkpoints.resolve_path(self._warm_start_from)
-            checkpoints.restore(runtime.checkpoint(include_optimizer=False), path, complete=False)
+            model = {n: v for n, v in runtime.model_variables().items() if n != checkpoints.GLOBAL_STEP}
+            checkpoints.restore(path, model, required=set())
             runtime.global_step.assign(0)
             logging.info("Warm-started model variables from %s.", path)
         else:
@@ -219,8 +220,8 @@ class Estimator:
         while step < target:
             iterations = int(min(per_loop, target - step))
             started = time.monotonic()
-            done, loss, learning_rate = loop(iterator, tf.constant(iterations))
-            done, loss = int(done), float(loss)
+            done, loss, learning_rate = loop(iterator, iterations)
+            self._train_input.advanced(done, ended=done < iterations)
             step += done
             if done and not math.isfinite(loss):
                 raise FloatingPointError(
@@ -229,7 +230,7 @@ class Estimator:
                 )
             ended = done < iterations
             if done:
-                report.after_loop(step, done, time.monotonic() - started, loss, float(learning_rate),
+                report.after_loop(step, done, time.monotonic() - started, loss, learning_rate,
                                   final=ended or step >= target)
             if done and schedule.due(step):
                 self._save(runtime, step)
@@ -255,14 +256,14 @@ class Estimator:
             )
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
+        _, trace = runtime.inference_loop(ModeKeys.EVAL, batch_size)
         loss_sum, count = 0.0, 0.0
-        for partial_loss, partial_count, rows, mask in self._loop_outputs(
-                runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
-            loss_sum += partial_loss
-            count += partial_count
-            runtime.update_host_metrics(rows, mask)
+        for result in self._inference(runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
+            loss_sum += result.loss_sum
+            count += result.count
+            runtime.update_host_metrics(trace, result.rows, result.mask)
         with runtime.strategy.scope():
-            results = {name_: _to_python(metric.result()) for name_, metric in runtime.metric_objects().items()}
+            results = {key: _to_python(metric.result()) for key, metric in runtime.metric_objects(trace).items()}
         if count == 0:
             raise ValueError("Evaluation input_fn produced no examples.")
         results["loss"] = loss_sum / count
@@ -274,41 +275,45 @@ class Estimator:
         logging.info("Evaluation at global step %d: %s", results["global_step"], scalars)
         return results
 
-    def _loop_outputs(self, runtime: Runtime, mode: str, input_fn: Callable, batch_size: int | None,
-                      steps: int | None, path: str | None) -> Iterator[tuple]:
-        """Runs the eval/predict loop over the input; yields (loss_sum, rows_counted, rows, mask).
+    def _inference(self, runtime: Runtime, mode: str, input_fn: Callable, batch_size: int | None,
+                   steps: int | None, path: str | None) -> Iterator[InferenceLoopResult]:
+        """Runs the eval/predict loop over the input, yielding each loop's result.
 
         The strategy's scope is held only while TensorFlow runs, never across a yield: a caller
-        may stop reading predictions half way without leaving a scope open.
+        may stop reading predictions half way without leaving a scope open. The global step is
+        put back after every loop: only training moves it (a model_fn may touch it in any mode).
         """
         per_loop = self._config.tpu_config.iterations_per_loop
         remaining = steps if steps is not None else math.inf
+        loop, trace = runtime.inference_loop(mode, batch_size)
         with runtime.strategy.scope():
             iterator = iter(self._distributed_dataset(runtime, input_fn, mode))
-            loop = runtime.loop(mode, batch_size)
             first_value = next(iterator)
-            # Traced once for the iterator's (possibly unknown-batch) element spec: a partial last
-            # batch then reuses the same program instead of retracing for its shape.
-            loop.get_concrete_function(iterator, iterator.element_spec, _STEPS_SPEC)
+            loop.trace(iterator, iterator.element_spec)
             self._restore_for_inference(runtime, path)
-            for metric in runtime.metric_objects().values():
+            step = runtime.global_step.read_value()
+            for metric in runtime.metric_objects(trace).values():
                 metric.reset_state()
         while remaining > 0:
             iterations = int(min(per_loop, remaining))
             with runtime.strategy.scope():
-                done, ended, loss_sum, count, rows, mask = loop(iterator, first_value, tf.constant(iterations))
-                remaining -= int(done)
-                more = not bool(ended) and remaining > 0
+                result = loop(iterator, first_value, iterations)
+                runtime.global_step.assign(step)
+                remaining -= result.steps
+                more = not result.ended and remaining > 0
                 first_value = next(iterator) if more else None
-            yield float(loss_sum), float(count), rows, mask
+            yield result
             if not more:
                 break
 
     def _restore_for_inference(self, runtime: Runtime, path: str | None) -> None:
         if path is None:
-            logging.warning("No checkpoint in %s; predicting with freshly initialised variables.", self._model_dir)
+            logging.warning("Could not find a trained model in model_dir %s; predicting with freshly "
+                            "initialised variables.", self._model_dir)
             return
-        checkpoints.restore(runtime.checkpoint(), path, complete=False)
+        checkpoints.restore(path, runtime.model_variables(), required=set(runtime.model_variables()))
+        optimizer = {n: v for n, v in runtime.saved_variables().items() if n not in runtime.model_variables()}
+        checkpoints.restore(path, optimizer, required=set())
 
     # -- predict ----------------------------------------------------------------------------------------
     def predict(self, input_fn: Callable, predict_keys: list[str] | None = None, hooks: Any = None,
@@ -318,8 +323,8 @@ class Estimator:
         path = checkpoints.resolve_path(checkpoint_path) if checkpoint_path else self.latest_checkpoint()
         runtime = self._runtime(ModeKeys.PREDICT)
         batch_size = self._model_fn_batch_size(ModeKeys.PREDICT, runtime)
-        for _, _, rows, mask in self._loop_outputs(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path):
-            yield from _split_predictions(rows, mask, predict_keys, yield_single_examples, batch_size)
+        for result in self._inference(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path):
+            yield from _split_predictions(result.rows, result.mask, predict_keys, yield_single_examples, batch_size)
 
     # -- export --------------------------------------------------------------------------------------------
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,
@@ -333,21 +338,6 @@ class Estimator:
             self._model_fn, self._params, self._config, path, export_dir_base, serving_input_receiver_fn,
             assets_extra=assets_extra, as_text=as_text,
         )
-
-
-def _call_input_fn(input_fn: Callable, params: dict) -> tf.data.Dataset:
-    dataset = input_fn(params) if _takes_params(input_fn) else input_fn()
-    if not isinstance(dataset, tf.data.Dataset):
-        raise ValueError(f"input_fn must return a tf.data.Dataset, got {type(dataset).__name__}.")
-    return dataset
-
-
-def _takes_params(fn: Callable) -> bool:
-    try:
-        parameters = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return True
-    return len(parameters) > 0
 
 
 def _split_predictions(rows: Any, mask: tf.Tensor, keys: list[str] | None, single: bool,

@@ -30,7 +30,7 @@ def _estimator(model_dir, strategy=None, model_fn=m.linear_model_fn, iterations=
 
 
 def _kernel_bias(estimator):
-    return estimator.get_variable_value("model_fn/0000_kernel"), estimator.get_variable_value("model_fn/0001_bias")
+    return tuple(estimator.get_variable_value(f"sequential/dense/{name}") for name in ("kernel", "bias"))
 
 
 def test_evaluate_after_train_uses_the_trained_weights_exactly(tmp_path):
@@ -94,10 +94,10 @@ def test_batchnorm_moving_statistics_update_during_training_on_every_replica(tmp
     x = x * 3.0 + 5.0
     estimator = _estimator(tmp_path, eight_replicas, _batchnorm_model_fn)
     estimator.train(m.train_input_fn(x, y), max_steps=10)
-    moving_mean = estimator.get_variable_value("model_fn/0002_moving_mean")
+    moving_mean = estimator.get_variable_value("sequential/batch_normalization/moving_mean")
     np.testing.assert_allclose(moving_mean, x.mean(axis=0), atol=1.0)  # started at 0
     runtime = next(iter(estimator._runtimes.values()))
-    replicas = [v.numpy() for v in runtime.store.sequence(ModeKeys.TRAIN)[2].values]
+    replicas = [v.numpy() for v in runtime.store.variables()["sequential/batch_normalization/moving_mean"].values]
     for copy in replicas[1:]:
         np.testing.assert_allclose(copy, replicas[0], rtol=1e-6)
 
@@ -152,27 +152,14 @@ def test_predict_by_batch_and_with_predict_keys(tmp_path):
 def test_iterations_per_loop_runs_many_steps_per_compiled_call(tmp_path, monkeypatch):
     x, y = m.dataset(32)
     estimator = _estimator(tmp_path, iterations=50).train(m.train_input_fn(x, y), max_steps=1)
-    runtime = next(iter(estimator._runtimes.values()))
-    loop = runtime.loop(ModeKeys.TRAIN, 16)
-    traces = loop.experimental_get_tracing_count()
-    counting = _CountingLoop(loop)
-    monkeypatch.setitem(runtime._loops, (ModeKeys.TRAIN, 16), counting)
+    loop = next(iter(estimator._runtimes.values())).train_loop(16)
+    traces, calls = loop.tracing_count(), []
+    real_call = type(loop).__call__
+    monkeypatch.setattr(type(loop), "__call__", lambda self, it, n: calls.append(n) or real_call(self, it, n))
     estimator.train(m.train_input_fn(x, y), max_steps=121)
-    assert counting.calls == [50, 50, 20]
-    assert loop.experimental_get_tracing_count() == traces  # no retrace, also for the shorter last loop
+    assert calls == [50, 50, 20]
+    assert loop.tracing_count() == traces  # no retrace, also for the shorter last loop
     assert estimator.get_variable_value("global_step") == 121
-
-
-class _CountingLoop:
-    """Records how many steps each call of a compiled loop was asked to run."""
-
-    def __init__(self, loop):
-        self.loop, self.calls = loop, []
-        self.get_concrete_function = loop.get_concrete_function
-
-    def __call__(self, iterator, iterations):
-        self.calls.append(int(iterations))
-        return self.loop(iterator, iterations)
 
 
 def test_jit_compile_trains_evaluates_and_predicts_with_xla(tmp_path):

@@ -33,7 +33,7 @@ def trained_cnn(tmp_path):
 def test_train_mode_writes_a_checkpoint_at_train_steps(trained_cnn, capsys):
     run_main("--model=cnn", "--mode=train", f"--model_dir={trained_cnn}", *TINY)
     assert "train: {'global_step': 2}" in capsys.readouterr().out
-    assert os.path.exists(os.path.join(trained_cnn, "ckpt-2.index"))
+    assert os.path.exists(os.path.join(trained_cnn, "model.ckpt-2.index"))
 
 
 def test_evaluate_mode_reports_accuracy_over_the_whole_test_set(trained_cnn, capsys):
@@ -100,7 +100,7 @@ def test_train_and_evaluate_mode_with_resnet(tmp_path, capsys):
 def test_no_model_dir_uses_runs_folder_and_says_so(tmp_path, monkeypatch, caplog):
     monkeypatch.chdir(tmp_path)
     run_main("--model=cnn", "--mode=train", *TINY)
-    assert os.path.exists(tmp_path / "runs" / "cnn_synthetic" / "ckpt-2.index")
+    assert os.path.exists(tmp_path / "runs" / "cnn_synthetic" / "model.ckpt-2.index")
 
 
 def test_unknown_model_is_a_flag_error_listing_the_choices():

@@ -1,57 +1,55 @@
-"""Checkpoints of model_fn-created variables under stable keys, via tf.train.CheckpointManager.
+"""Checkpoints in tf.estimator's format: `model.ckpt-<step>` files keyed by TF1 variable names.
 
-Key naming: `global_step`, and `model_fn/<NNNN>_<name>` where NNNN is the variable's position in
-the order model_fn creates variables and <name> is its Keras name without per-process counters
-(`model_fn/0000_kernel`, `model_fn/0012_adam_sequential_dense_kernel_momentum`). Positions are
-the same in every mode and process as long as model_fn builds its layers in the same order, so
-checkpoints restore across processes, modes and replica counts (a MirroredVariable saves one value).
+Keys are exactly the names tf.estimator wrote (`global_step`, `dense/kernel`, `dense/kernel/Adam`),
+so tf.estimator model_dirs resume here and `tf.train.load_variable(model_dir, "dense/kernel")`
+reads ours. tf.train.Checkpoint cannot write these (a TF1 slot `dense/kernel/Adam` nests under
+the variable `dense/kernel`), and the eager tf.compat.v1.train.Saver refuses distributed variables,
+so the Saver writes SaveableObjects that read and assign through whatever variable they wrap
+(plain, mirrored or TPU).
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Mapping
+from typing import Any
 
 import tensorflow as tf
-
-from estimators.runtime.variable_store import VariableStore, stable_name
+from tensorflow.python.training.saving import saveable_object
 
 GLOBAL_STEP = "global_step"
-_VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
-MODES_SAVED = ("train", "eval", "infer")
+BASENAME = "model.ckpt"
+_MAX_LISTED = 10
 
 
-def checkpoint_key(index: int, variable) -> str:
-    name = getattr(variable, "name", "variable")
-    return f"{index:04d}_{stable_name(name.split('/')[-1])}"
+class CheckpointMismatchError(ValueError):
+    """A checkpoint lacks variables the model needs, or holds them with other shapes or dtypes."""
 
 
-def keyed_variables(store: VariableStore, exclude_ids: set[int]) -> dict:
-    """{key: variable} for every model_fn variable that belongs in a checkpoint (metrics excluded)."""
-    result: dict = {}
-    owners: dict = {}
-    for mode in MODES_SAVED:
-        for index, var in enumerate(store.sequence(mode)):
-            if id(var) in exclude_ids:
-                continue
-            key = checkpoint_key(index, var)
-            if key in result and result[key] is not var:
-                raise ValueError(
-                    f"model_fn created different variables at position {index} in modes "
-                    f"{owners[key]!r} and {mode!r} (both named {key!r}); create mode-specific "
-                    "variables after the ones every mode shares."
-                )
-            result[key], owners[key] = var, mode
-    return result
+class _VariableSaveable(saveable_object.SaveableObject):
+    """Saves `var.read_value()` under a TF1 name and restores with `var.assign`, for any variable type."""
+
+    def __init__(self, variable: Any, name: str):
+        spec = saveable_object.SaveSpec(variable.read_value, "", name, dtype=variable.dtype.base_dtype,
+                                        device="/cpu:0")
+        super().__init__(variable, [spec], name)
+        self._variable = variable
+
+    def restore(self, restored_tensors, restored_shapes):
+        return self._variable.assign(restored_tensors[0])
 
 
-def make_checkpoint(variables: dict, global_step: tf.Variable) -> tf.train.Checkpoint:
-    return tf.train.Checkpoint(global_step=global_step, model_fn=dict(variables))
-
-
-def save(checkpoint: tf.train.Checkpoint, model_dir: str, step: int, max_to_keep: int) -> str:
-    """Writes a checkpoint for `step` into model_dir, keeping the newest `max_to_keep` (0: all)."""
-    manager = tf.train.CheckpointManager(checkpoint, model_dir, max_to_keep=max_to_keep or None)
-    return manager.save(checkpoint_number=step)
+def save(variables: Mapping[str, Any], model_dir: str, step: int, max_to_keep: int) -> str:
+    """Writes `variables` as model_dir/model.ckpt-<step>, records it as latest, keeps the newest max_to_keep."""
+    tf.io.gfile.makedirs(model_dir)
+    saver = tf.compat.v1.train.Saver(
+        var_list={name: _VariableSaveable(var, name) for name, var in variables.items()},
+        max_to_keep=max_to_keep or None, save_relative_paths=True)
+    state = tf.train.get_checkpoint_state(model_dir)
+    if state is not None:
+        saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+    return saver.save(None, os.path.join(model_dir, BASENAME), global_step=step, write_meta_graph=False)
 
 
 def latest(model_dir: str) -> str | None:
@@ -84,35 +82,67 @@ def resolve_path(path: str) -> str:
     return path
 
 
-def restore(checkpoint: tf.train.Checkpoint, path: str, complete: bool) -> None:
-    """Restores `path` into the checkpoint's variables; complete=True demands every variable."""
-    status = checkpoint.restore(path)
-    if complete:
-        try:
-            status.assert_existing_objects_matched()
-        except AssertionError as err:
-            raise ValueError(
-                f"Checkpoint {path} does not match this model_fn's variables: {err}. Was it written "
-                "by a different model? Use a fresh model_dir or the same model_fn."
-            ) from None
-    status.expect_partial()  # state this model does not use (e.g. optimizer slots at export) is fine
+def contents(path: str) -> dict[str, tuple[tuple, tf.DType]]:
+    """{name: (shape, dtype)} of every variable stored in a checkpoint."""
+    reader = tf.train.load_checkpoint(path)
+    dtypes = reader.get_variable_to_dtype_map()
+    return {name: (tuple(shape), dtypes[name]) for name, shape in reader.get_variable_to_shape_map().items()}
+
+
+def _listing(names: list[str]) -> str:
+    shown = ", ".join(sorted(names)[:_MAX_LISTED])
+    return shown + (f", ... ({len(names) - _MAX_LISTED} more)" if len(names) > _MAX_LISTED else "")
+
+
+def restore(path: str, assignments: Mapping[str, Any], required: set[str] | None = None) -> set[str]:
+    """Assigns checkpoint value `name` to each `assignments[name]`; returns the names restored.
+
+    Every required name must be in the checkpoint with the variable's shape and dtype (others are
+    restored when present). Everything is checked before anything is assigned.
+    """
+    stored = contents(path)
+    required = set(assignments) if required is None else set(required)
+    missing = sorted(n for n in required if n not in stored)
+    mismatched = []
+    for name, variable in assignments.items():
+        if name not in stored:
+            continue
+        shape, dtype = stored[name]
+        want_shape, want_dtype = tuple(variable.shape.as_list()), variable.dtype.base_dtype
+        if shape != want_shape or dtype != want_dtype:
+            mismatched.append(f"{name} (checkpoint {list(shape)} {dtype.name}, model {list(want_shape)} "
+                              f"{want_dtype.name})")
+    if missing or mismatched:
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} variable(s) missing: {_listing(missing)}")
+        if mismatched:
+            parts.append(f"{len(mismatched)} with another shape or dtype: {_listing(mismatched)}")
+        raise CheckpointMismatchError(
+            f"Checkpoint {path} does not match this model_fn's variables: {'; '.join(parts)}. Was it "
+            "written by a different model? Use a fresh model_dir, the same model_fn, or warm_start_from."
+        )
+    reader = tf.train.load_checkpoint(path)
+    restored = set()
+    for name, variable in assignments.items():
+        if name in stored:
+            variable.assign(reader.get_tensor(name))
+            restored.add(name)
+    return restored
 
 
 def variable_names(path: str) -> list[str]:
-    """The variable names stored in a checkpoint, in tf.estimator's `get_variable_names` style."""
-    names = []
-    for key, _ in tf.train.list_variables(path):
-        if key.endswith(_VALUE_SUFFIX) and not key.startswith("save_counter"):
-            names.append(key[: -len(_VALUE_SUFFIX)])
-    return sorted(names)
+    """The variable names stored in a checkpoint, as tf.estimator's get_variable_names gave them."""
+    return sorted(contents(path))
 
 
 def variable_value(path: str, name: str):
-    """A numpy copy of variable `name` (as returned by `variable_names`) in the checkpoint."""
-    if name not in variable_names(path):
+    """A numpy copy of variable `name` in the checkpoint."""
+    name = re.sub(r":0$", "", name)
+    if name not in contents(path):
         raise ValueError(f"No variable {name!r} in checkpoint {path}; see get_variable_names().")
-    return tf.train.load_variable(path, name + _VALUE_SUFFIX)
+    return tf.train.load_variable(path, name)
 
 
 def global_step_of(path: str) -> int:
-    return int(tf.train.load_variable(path, GLOBAL_STEP + _VALUE_SUFFIX))
+    return int(tf.train.load_variable(path, GLOBAL_STEP))

@@ -69,9 +69,10 @@ def export_saved_model(model_fn: Callable, params: dict, config: Any, checkpoint
         return _outputs(spec.predictions)
 
     signature = tf.function(serve, input_signature=None).get_concrete_function(**receiver.receiver_tensors)
-    checkpoints.restore(runtime.checkpoint(), checkpoint_path, complete=True)
+    variables = runtime.model_variables()
+    checkpoints.restore(checkpoint_path, variables)
     module = tf.Module()
-    module.model_variables = runtime.store.sequence(ModeKeys.PREDICT)
+    module.model_variables = list(variables.values())
     module.global_step = runtime.global_step
     module.serve = signature
 

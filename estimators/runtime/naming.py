@@ -1,0 +1,151 @@
+"""TF1 names for the variables a model_fn call creates, the names tf.estimator 2.15 wrote.
+
+A variable's name is its scope path when created, relative to the model_fn call: a Keras layer's
+weights `dense/kernel` (or `sequential/dense/kernel` inside a called Sequential), get_variable's
+variable-scope names (`model/w`), TF1 optimizer slots `dense/kernel/Adam`. Every call starts with
+fresh Keras layer-name counters, a fresh Keras scope stack, fresh TF1 variable scopes and a fresh
+graph name scope, so the names are the same in every replica, retrace, mode and process; repeats
+inside one call get `_1`, `_2`, ... as TF1 graphs did.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+try:  # Keras 3 keeps layer-name counters and its scope stack in thread-local global state.
+    from keras.src.backend.common import global_state as _keras_state
+    from keras.src.backend.common.name_scope import current_path as _keras_path
+except ImportError:  # pragma: no cover - a Keras 3 release that moved them
+    _keras_state = None
+    _keras_path = None
+
+_KERAS_COUNTERS = "object_name_uids"
+_KERAS_SCOPES = "name_scope_stack"
+_ROOT_SCOPE = "model_fn"
+
+
+def _keras_scope_callers() -> list:
+    if _keras_state is None:
+        return []
+    stack = _keras_state.get_global_attribute(_KERAS_SCOPES) or []
+    return [getattr(entry, "caller", None) for entry in stack]
+
+
+def keras_owner() -> Any:
+    """The innermost Keras metric or optimizer whose scope variable creation is in, else None."""
+    for caller in reversed(_keras_scope_callers()):
+        if isinstance(caller, (keras.metrics.Metric, keras.optimizers.Optimizer)):
+            return caller
+    return None
+
+
+def clean(name: str | None) -> str:
+    """A requested variable name without `:0` and trailing slashes (TF1 slot names end in `/`)."""
+    name = (name or "Variable").split(":")[0].rstrip("/")
+    return name or "Variable"
+
+
+class CallNames:
+    """Names the variables of one model_fn call (or of one step's cross-replica merge)."""
+
+    def __init__(self, root: str = ""):
+        self._root = root
+        self._counts: collections.Counter = collections.Counter()
+
+    def scoped(self, requested: str | None) -> str:
+        """The requested name under the current Keras path or graph name scope (relative to the call)."""
+        name = clean(requested)
+        if _keras_path is not None and _keras_state.get_global_attribute(_KERAS_SCOPES):
+            path = _keras_path()
+            return f"{path}/{name}" if path else name
+        scope = tf.compat.v1.get_default_graph().get_name_scope()
+        if self._root and (scope + "/").startswith(self._root):
+            scope = scope[len(self._root):]
+        elif self._root:
+            scope = ""  # TF1 variable scopes reset the name scope: `name` is already absolute
+        return f"{scope}/{name}" if scope else name
+
+    def unique(self, name: str) -> str:
+        """`name` the first time in this call, then `name_1`, `name_2`, ... (TF1 graph naming)."""
+        count = self._counts[name]
+        self._counts[name] += 1
+        return name if count == 0 else f"{name}_{count}"
+
+
+@contextlib.contextmanager
+def _fresh_keras_names() -> Iterator[None]:
+    if _keras_state is None:
+        yield
+        return
+    saved = {key: _keras_state.get_global_attribute(key) for key in (_KERAS_COUNTERS, _KERAS_SCOPES)}
+    _keras_state.set_global_attribute(_KERAS_COUNTERS, collections.defaultdict(int))
+    _keras_state.set_global_attribute(_KERAS_SCOPES, [])
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            _keras_state.set_global_attribute(key, value)
+
+
+@contextlib.contextmanager
+def _fresh_tf_keras_names(graph: tf.Graph) -> Iterator[None]:
+    """tf_keras (TF_USE_LEGACY_KERAS=1) counts layer names per graph; each call starts from zero."""
+    backend = sys.modules.get("tf_keras.src.backend")
+    uid_maps = getattr(backend, "PER_GRAPH_OBJECT_NAME_UIDS", None)
+    if uid_maps is None:
+        yield
+        return
+    saved = uid_maps.get(graph)
+    uid_maps[graph] = collections.defaultdict(int)
+    try:
+        yield
+    finally:
+        if saved is None:
+            uid_maps.pop(graph, None)
+        else:
+            uid_maps[graph] = saved
+
+
+@contextlib.contextmanager
+def call_names() -> Iterator[CallNames]:
+    """Within the block, names start afresh as in a new TF1 graph; yields the call's namer."""
+    graph = tf.compat.v1.get_default_graph()
+    with graph.name_scope(None), graph.name_scope(_ROOT_SCOPE) as root, _fresh_keras_names(), \
+            _fresh_tf_keras_names(graph):
+        yield CallNames(root)
+
+
+def tf1_slot_name(optimizer: Any, slot: str | None) -> str:
+    """The TF1 suffix of a Keras 3 optimizer's slot: `Adam`/`Adam_1` for Adam's m/v, `Momentum`, ...
+
+    Slots are numbered in the order TF1's optimizer created them, so a tf.estimator checkpoint's
+    slots map onto a Keras 3 optimizer of the same algorithm. Other optimizers: `<Class>/<slot>`.
+    """
+    opts = keras.optimizers
+    known = [
+        (opts.AdamW, "AdamW", ["momentum", "velocity", "velocity_hat"]),
+        (opts.Adam, "Adam", ["momentum", "velocity", "velocity_hat"]),
+        (opts.SGD, "Momentum", ["momentum"]),
+        (opts.Adagrad, "Adagrad", ["accumulator"]),
+        (opts.Ftrl, "Ftrl", ["accumulator", "linear"]),
+        (opts.Adadelta, "Adadelta", ["accumulated_grad", "accumulated_delta_var"]),
+    ]
+    order = None
+    if isinstance(optimizer, opts.RMSprop):
+        base = "RMSProp"
+        order = ["velocity"] + (["average_gradient"] if getattr(optimizer, "centered", False) else []) + ["momentum"]
+    for cls, tf1_name, slots in known:
+        if order is None and isinstance(optimizer, cls):
+            base, order = tf1_name, slots
+    slot = slot or "var"
+    if order is None or slot not in order:
+        return f"{type(optimizer).__name__}/{slot}"
+    index = order.index(slot)
+    return base if index == 0 else f"{base}_{index}"

@@ -1,0 +1,32 @@
+"""The training data stream across train() calls: continued while it has data, restarted once it ended.
+
+A train() call continues the stream the previous call left (as one long call would: no shuffle
+buffer refill, the next unseen batch) while it has data; once input_fn's data has ended, the
+next call calls input_fn again and starts over, as a new epoch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+class TrainInput:
+    """One estimator's training iterator, its input_fn, and the batches taken from it so far."""
+
+    def __init__(self) -> None:
+        self._input_fn: Callable | None = None
+        self._iterator: Any = None
+        self.position = 0  # steps taken from the current stream
+
+    def iterator(self, input_fn: Callable, make: Callable[[], Any]) -> Any:
+        """The live iterator for input_fn, or a new one (another input_fn, or the stream ended)."""
+        if self._iterator is None or self._input_fn is not input_fn:
+            self._input_fn, self._iterator, self.position = input_fn, make(), 0
+        return self._iterator
+
+    def advanced(self, steps: int, ended: bool) -> None:
+        """Records `steps` taken; `ended` when the stream ran out (the next train() starts over)."""
+        self.position += steps
+        if ended:
+            self._iterator, self.position = None, 0
