@@ -9,6 +9,7 @@ reads every value) before it assigns anything.
 
 from __future__ import annotations
 
+import logging as std_logging
 import os
 from collections.abc import Mapping, Sequence
 
@@ -82,17 +83,12 @@ class Checkpointer:
             return candidate
         if damaged:
             raise NoUsableCheckpointError(
-                f"model_dir {self.model_dir} holds checkpoints, but none is complete: {'; '.join(damaged)}. "
-                "Refusing to start over and overwrite this run: restore the files, or delete them (and the "
-                "`checkpoint` file) to start again from step 0.")
+                f"model_dir {self.model_dir} has checkpoints (named in its `checkpoint` file or found there), but "
+                f"none is complete: {'; '.join(damaged)}. Refusing to start over and overwrite this run: restore "
+                "the files, or delete them and the `checkpoint` file to start again from step 0.")
         if state.problem not in (None, "missing"):
             logging.warning("The checkpoint state file %s is %s and model_dir holds no checkpoint; starting fresh.",
                             state_file.path(self.model_dir), state.problem)
-        elif state.latest is not None:
-            raise NoUsableCheckpointError(
-                f"The state file {state_file.path(self.model_dir)} names {state.latest}, but its files are gone. "
-                "Refusing to start over and overwrite this run: restore them, or delete the `checkpoint` file "
-                "to start again from step 0.")
         return None
 
     # -- saving --------------------------------------------------------------------------------------
@@ -119,9 +115,7 @@ class Checkpointer:
                 published.remove(prefix)
                 if published:
                     state_file.write(self.model_dir, published)
-            saver = tf.compat.v1.train.Saver(
-                var_list={name: _VariableSaveable(var, name) for name, var in variables.items()},
-                sharded=False, max_to_keep=None, save_relative_paths=True)
+            saver = _saver(variables)
             saver.save(None, os.path.join(self.model_dir, "model.ckpt"), global_step=int(step),
                        write_state=False, write_meta_graph=False)
             if files.is_local(self.model_dir):
@@ -228,6 +222,26 @@ def _preference(state: state_file.State, listed: list[str]) -> list[str]:
 def _step_key(prefix: str) -> tuple[bool, int]:
     step = files.step_of(prefix)
     return step is not None, step or 0
+
+
+def _saver(variables: Mapping[str, tf.Variable]) -> tf.compat.v1.train.Saver:
+    """A TF1 Saver writing each variable under its given name, in one shard (sharded=True fails eagerly)."""
+    saveables = {name: _VariableSaveable(var, name) for name, var in variables.items()}
+    quiet = _DropMessage("Saver is deprecated")  # logged at every eager construction; we use it on purpose
+    tf.get_logger().addFilter(quiet)
+    try:
+        return tf.compat.v1.train.Saver(var_list=saveables, sharded=False, max_to_keep=None, save_relative_paths=True)
+    finally:
+        tf.get_logger().removeFilter(quiet)
+
+
+class _DropMessage(std_logging.Filter):
+    def __init__(self, start: str):
+        super().__init__()
+        self._start = start
+
+    def filter(self, record: std_logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(self._start)
 
 
 class _VariableSaveable(saveable_object.SaveableObject):

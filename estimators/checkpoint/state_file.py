@@ -36,8 +36,9 @@ def read(model_dir: str) -> State:
         return State(None, (), "missing")
     try:
         proto = tf.compat.v1.train.get_checkpoint_state(model_dir)
-    except ValueError:  # parsed, but names no checkpoint (an empty file)
-        return State(None, (), "empty")
+    except ValueError:  # parsed (or not text at all), but names no checkpoint
+        empty = tf.io.gfile.stat(path(model_dir)).length == 0
+        return State(None, (), "empty" if empty else "unreadable")
     if proto is None:  # TensorFlow could not read or parse it (and logged why)
         return State(None, (), "unreadable")
     latest = _resolve(model_dir, proto.model_checkpoint_path)
