@@ -83,13 +83,13 @@ def test_keras_variables_save_and_restore_under_the_names_given(tmp_path):
 
 
 def test_mirrored_variables_save_one_value_and_restore_into_every_replica(eight_replicas, tmp_path):
-    with eight_replicas.scope():
+    checkpointer = Checkpointer(str(tmp_path))
+    with eight_replicas.scope():  # as the engine calls it, between training loops
         saved = _variables(5)
         fresh = _variables(6)
-    checkpointer = Checkpointer(str(tmp_path))
-    path = checkpointer.save(saved, step=5)
+        path = checkpointer.save(saved, step=5)
+        checkpointer.restore(path, fresh)
     assert dict(tf.train.list_variables(path))["dense/kernel"] == [3, 2]
-    checkpointer.restore(path, fresh)
     for name, var in fresh.items():
         for replica_value in var.values:
             np.testing.assert_array_equal(replica_value.numpy(), saved[name].numpy())
@@ -266,8 +266,9 @@ def test_leftovers_of_killed_saves_are_removed_by_the_next_save(tmp_path):
                  "checkpoint.tmp" + "0123456789abcdef" * 2]
     for name in leftovers:
         (tmp_path / name).write_bytes(b"partial")
-    (tmp_path / "model.ckpt-5_temp").mkdir()  # a sharded Saver's temporary folder
-    (tmp_path / "model.ckpt-5_temp" / ("part-00000-of-00001" + DATA)).write_bytes(b"partial")
+    for folder in ("model.ckpt-5_temp", "model.ckpt-3_temp_" + "0123456789abcdef" * 2):  # sharded Savers' (TF 2, 1)
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / ("part-00000-of-00001" + DATA)).write_bytes(b"partial")
     (tmp_path / "notes_temp.txt").write_text("not ours")
     Checkpointer(str(tmp_path)).save(_variables(6), step=6)
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-6" + DATA, "model.ckpt-6.index",

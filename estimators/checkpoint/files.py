@@ -22,9 +22,11 @@ _INDEX = re.compile(r"^((?:model\.ckpt|ckpt)-(\d+))\.index$")
 _SHARD = re.compile(r"\.data-(\d{5})-of-(\d{5})$")
 _STEP = re.compile(r"-(\d+)$")
 # What killed saves leave behind: TensorBundle's `<file>.tempstate<random>`, a sharded Saver's `<prefix>_temp`
-# folder, and atomic_write_string_to_file's `<file>.tmp<uuid hex>` (the state file, the trainer lock).
+# folder (`<prefix>_temp_<uuid hex>` in TF 1.x), and atomic_write_string_to_file's `<file>.tmp<uuid hex>` (the
+# state file, the trainer lock).
 _LEFTOVER = re.compile(
-    r"(\.tempstate\d+$)|(^(?:model\.ckpt|ckpt)-\d+_temp$)|(^(?:checkpoint|trainer\.lock)\.tmp[0-9a-f]{32}$)"
+    r"(\.tempstate\d+$)|(^(?:model\.ckpt|ckpt)-\d+_temp(?:_[0-9a-f]{32})?$)"
+    r"|(^(?:checkpoint|trainer\.lock)\.tmp[0-9a-f]{32}$)"
 )
 
 
@@ -152,5 +154,5 @@ def fsync(paths: list[str], directory: str) -> None:
 
 def first_line(err: Exception) -> str:
     """The first line of an error's message: TensorFlow's can run to many lines."""
-    text = getattr(err, "message", None) or str(err)
-    return text.strip().splitlines()[0] if text.strip() else type(err).__name__
+    text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", getattr(err, "message", None) or str(err)).strip()
+    return text.splitlines()[0] if text else type(err).__name__
