@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import subprocess
 
 import keras
 import numpy as np
@@ -21,6 +22,7 @@ from estimators.checkpoint.checkpointer import (
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TF_ESTIMATOR_DIR = os.path.join(ROOT, "tests", "data", "tf_estimator_215_model_dir")  # written by tf.estimator 2.15
+REFERENCE_PYTHON = "/work/ref215/bin/python"  # TF 2.15.1 + tensorflow-estimator 2.15.0, where present
 DATA = ".data-00000-of-00001"
 
 
@@ -106,6 +108,33 @@ def test_a_tf_estimator_2_15_model_dir_is_read_as_it_is(tmp_path):
     kernel = tf.Variable(np.zeros([3, 2], np.float32))
     checkpointer.restore(checkpointer.latest(), {"dense/kernel": kernel})
     np.testing.assert_array_equal(kernel.numpy(), tf.train.load_variable(str(model_dir), "dense/kernel"))
+
+
+_TF_ESTIMATOR_READS = r"""
+import sys
+import numpy as np
+import tensorflow as tf
+
+def model_fn(features, labels, mode):
+    y = tf.compat.v1.layers.dense(features["x"], 2, name="dense")
+    return tf.estimator.EstimatorSpec(mode, predictions={"y": y})
+
+estimator = tf.estimator.Estimator(model_fn, model_dir=sys.argv[1])
+row = next(estimator.predict(lambda: tf.data.Dataset.from_tensors({"x": np.ones([1, 3], np.float32)})))
+print("RESULT", estimator.latest_checkpoint(), int(estimator.get_variable_value("global_step")), *row["y"])
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(REFERENCE_PYTHON), reason="no TF 2.15 reference environment here")
+def test_tf_estimator_2_15_reads_what_we_write(tmp_path):
+    Checkpointer(str(tmp_path)).save({"global_step": tf.Variable(7, dtype=tf.int64),
+                                      "dense/kernel": tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2)),
+                                      "dense/bias": tf.Variable(np.array([10.0, 20.0], np.float32))}, step=7)
+    done = subprocess.run([REFERENCE_PYTHON, "-c", _TF_ESTIMATOR_READS, str(tmp_path)], capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    result = [line for line in done.stdout.splitlines() if line.startswith("RESULT")]
+    assert result, done.stderr[-3000:]
+    assert result[-1].split()[1:] == [str(tmp_path / "model.ckpt-7"), "7", "16.0", "29.0"]  # ones @ kernel + bias
 
 
 @pytest.mark.parametrize("old_place", ["/home/someone/old_run", "gs://old-bucket/runs/old_run"])
@@ -243,6 +272,16 @@ def test_a_state_file_naming_deleted_checkpoints_refuses_to_start_over(tmp_path)
         (tmp_path / name).unlink()
     with pytest.raises(NoUsableCheckpointError, match="none is complete: .*model.ckpt-1 \\(no .index file\\)"):
         checkpointer.latest()
+
+
+def test_a_complete_checkpoint_never_published_is_ignored_while_the_state_file_is_usable(tmp_path):
+    """Killed between writing and publishing: the state file still names the one before, as it should."""
+    checkpointer = _saved(tmp_path, [1, 2])
+    state = (tmp_path / "checkpoint").read_text()
+    checkpointer.save(_variables(3), step=3)
+    (tmp_path / "checkpoint").write_text(state)
+    assert checkpointer.latest() == str(tmp_path / "model.ckpt-2")
+    assert checkpointer.checkpoints() == [str(tmp_path / "model.ckpt-1"), str(tmp_path / "model.ckpt-2")]
 
 
 def test_an_empty_or_absent_model_dir_has_no_latest_checkpoint(tmp_path):

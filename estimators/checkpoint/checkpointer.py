@@ -55,11 +55,9 @@ class Checkpointer:
 
     # -- finding -------------------------------------------------------------------------------------
     def checkpoints(self) -> list[str]:
-        """Every complete checkpoint in model_dir (named in the state file or found by listing), oldest first."""
-        state = state_file.read(self.model_dir)
-        candidates = dict.fromkeys([*files.find_checkpoints(self.model_dir), *state.listed])
-        complete = [p for p in candidates if files.problem(p) is None]
-        return sorted(complete, key=_step_key)
+        """The complete checkpoints up to latest() (state file's or found by listing), oldest first."""
+        candidates = _preference(state_file.read(self.model_dir), files.find_checkpoints(self.model_dir))
+        return sorted((p for p in candidates if files.problem(p) is None), key=_step_key)
 
     def latest(self) -> str | None:
         """The newest complete checkpoint: the state file's, else the one before it, else by listing.
