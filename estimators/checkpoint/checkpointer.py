@@ -9,15 +9,13 @@ reads every value) before it assigns anything.
 
 from __future__ import annotations
 
-import logging as std_logging
 import os
 from collections.abc import Mapping, Sequence
 
 import tensorflow as tf
 from absl import logging
-from tensorflow.python.training.saving import saveable_object
 
-from estimators.checkpoint import files, state_file
+from estimators.checkpoint import files, state_file, writer
 
 GLOBAL_STEP = "global_step"
 _OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"  # how object-based checkpoints key a variable's value
@@ -113,9 +111,7 @@ class Checkpointer:
                 published.remove(prefix)
                 if published:
                     state_file.write(self.model_dir, published)
-            saver = _saver(variables)
-            saver.save(None, os.path.join(self.model_dir, "model.ckpt"), global_step=int(step),
-                       write_state=False, write_meta_graph=False)
+            writer.write(variables, prefix)
             if files.is_local(self.model_dir):
                 files.fsync([prefix + ".index", *files.data_files(prefix)], self.model_dir)
             _check_written(prefix, variables)
@@ -222,44 +218,6 @@ def _step_key(prefix: str) -> tuple[bool, int]:
     return step is not None, step or 0
 
 
-def _saver(variables: Mapping[str, tf.Variable]) -> tf.compat.v1.train.Saver:
-    """A TF1 Saver writing each variable under its given name, in one shard (sharded=True fails eagerly)."""
-    saveables = {name: _VariableSaveable(var, name) for name, var in variables.items()}
-    quiet = _DropMessage("Saver is deprecated")  # logged at every eager construction; we use it on purpose
-    tf.get_logger().addFilter(quiet)
-    try:
-        return tf.compat.v1.train.Saver(var_list=saveables, sharded=False, max_to_keep=None, save_relative_paths=True)
-    finally:
-        tf.get_logger().removeFilter(quiet)
-
-
-class _DropMessage(std_logging.Filter):
-    def __init__(self, start: str):
-        super().__init__()
-        self._start = start
-
-    def filter(self, record: std_logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(self._start)
-
-
-class _VariableSaveable(saveable_object.SaveableObject):
-    """Saves a variable under a chosen name by reading its value; works for plain, Mirrored and TPU variables."""
-
-    def __init__(self, var, name: str):
-        var = _tf_variable(var)
-        spec = saveable_object.SaveSpec(var.read_value, "", name, dtype=var.dtype, device="/cpu:0")
-        super().__init__(var, [spec], name)
-        self._var = var
-
-    def restore(self, restored_tensors, restored_shapes):
-        return self._var.assign(restored_tensors[0])
-
-
-def _tf_variable(var):
-    """The tf.Variable behind a Keras 3 variable (which has no read_value); tf.Variables as they are."""
-    return var if hasattr(var, "read_value") else var.value
-
-
 def _as_list(targets: Assignment) -> list:
     return list(targets) if isinstance(targets, (list, tuple)) else [targets]
 
@@ -279,7 +237,7 @@ def _check_written(prefix: str, variables: Mapping[str, tf.Variable]) -> None:
         if set(stored) != set(variables):
             reason = f"it holds {len(stored)} variables, not the {len(variables)} written"
         for name, var in variables.items():
-            var = _tf_variable(var)
+            var = writer.tf_variable(var)
             if reason is None and stored.get(name) != (tuple(var.shape.as_list()), var.dtype):
                 reason = f"{name} was not written as {var.shape} {var.dtype.name}"
                 break
