@@ -236,3 +236,37 @@ def test_a_tensor_spec_feature_must_be_one_of_the_receiver_tensors(trained, tmp_
 
     with pytest.raises(ValueError, match="not one of receiver_tensors"):
         trained.export_saved_model(str(tmp_path), receiver_fn)
+
+
+def _echo_model_fn(features, labels, mode):
+    """The trained model's logits, plus an "id" feature echoed back (as batch-prediction jobs do)."""
+    spec = cases.make_model_fn(cases.estimators_api(), cases._no_heads)(features, labels, mode)
+    if "id" in features:
+        spec = spec._replace(predictions={**spec.predictions, "id": features["id"]})
+    return spec
+
+
+def test_predictions_may_echo_an_input_and_inputs_may_go_unused(trained, tmp_path):
+    def receiver_fn():
+        x, ids = tf.compat.v1.placeholder(tf.float32, [None, 4]), tf.compat.v1.placeholder(tf.string, [None])
+        unused = tf.compat.v1.placeholder(tf.int32, [None])
+        return ServingInputReceiver({"x": x, "id": ids}, {"x": x, "id": ids, "unused": unused})
+
+    estimator = cases.estimators_api().Estimator(_echo_model_fn, model_dir=trained.model_dir)
+    serve = tf.saved_model.load(estimator.export_saved_model(str(tmp_path), receiver_fn).decode()
+                                ).signatures["serving_default"]
+    out = serve(x=tf.ones([2, 4]), id=tf.constant(["a", "b"]), unused=tf.constant([7, 8]))
+    assert out["id"].numpy().tolist() == [b"a", b"b"] and out["logits"].shape == (2, 3)
+
+
+def test_receiver_keys_tf2_cannot_take_are_renamed_with_a_warning(trained, tmp_path, caplog):
+    def receiver_fn():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+        return ServingInputReceiver({"x": x}, {"image/encoded": x, "Raw": x})  # one tensor, two names
+
+    export_dir = trained.export_saved_model(str(tmp_path), receiver_fn).decode()
+    assert cases.signature_listing(export_dir)["serving_default"]["inputs"] == {
+        "Raw": "float32[-1,4]", "image_encoded": "float32[-1,4]"}
+    assert "input 'image/encoded' is named 'image_encoded' in the SavedModel" in caplog.text
+    serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+    assert serve(image_encoded=tf.ones([1, 4]), Raw=tf.ones([1, 4]))["logits"].shape == (1, 3)

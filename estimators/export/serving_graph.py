@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
+from absl import logging
 
 from estimators.export.outputs import SignatureParts
 from estimators.export.receivers import materialize
@@ -44,12 +45,41 @@ def trace_signatures(serving_input_receiver_fn: Callable[[], Any], model_fn_call
 
 def _signature_function(graph_function: Any, name: str, parts: SignatureParts) -> Any:
     """The graph pruned to `parts`, called with keyword arguments named as the signature's inputs."""
-    keys = sorted(parts.inputs)
-    pruned = graph_function.prune(feeds=[parts.inputs[k] for k in keys], fetches=dict(parts.outputs))
+    names = _input_names(name, sorted(parts.inputs))
+    feeding: dict[str, str] = {}  # tensor name -> the first input that feeds it (a tensor is fed once)
+    for key, argument in names.items():
+        feeding.setdefault(parts.inputs[key].name, argument)
+    feeders = list(feeding.values())
+    by_argument = {argument: key for key, argument in names.items()}
+    pruned = graph_function.prune(feeds=[parts.inputs[by_argument[a]] for a in feeders], fetches=dict(parts.outputs))
 
     def signature(**inputs):
-        return pruned(*[inputs[k] for k in keys])
+        return pruned(*[inputs[a] for a in feeders])
 
     signature.__name__ = "serving_" + "".join(c if c.isalnum() else "_" for c in name)
-    specs = {k: tf.TensorSpec(parts.inputs[k].shape, parts.inputs[k].dtype, name=k) for k in keys}
+    specs = {a: tf.TensorSpec(parts.inputs[k].shape, parts.inputs[k].dtype, name=a) for k, a in names.items()}
     return tf.function(signature, autograph=False).get_concrete_function(**specs)
+
+
+def _input_names(signature: str, keys: list[str]) -> dict[str, str]:
+    """{receiver key: signature input name}: the key itself unless TF2 signatures cannot take it.
+
+    TF2 signature inputs are Python keyword arguments; tf.function would silently rename a key
+    such as "image/encoded", so it is renamed here ("image_encoded"), with a warning.
+    """
+    names = {}
+    for key in keys:
+        name = key
+        if not (key.isascii() and key.isidentifier()):
+            name = "".join(c if c.isascii() and c.isalnum() else "_" for c in key)
+            name = name if name[:1].isalpha() else "arg_" + name
+            logging.warning("Signature %r: input %r is named %r in the SavedModel (TF2 signature inputs are "
+                            "Python identifiers; tf.estimator's TF1 signatures kept %r).", signature, key, name, key)
+        names[key] = name
+    clashes = sorted({n for n in names.values() if list(names.values()).count(n) > 1})
+    if clashes:
+        raise ValueError(
+            f"Signature {signature!r}: receiver keys {sorted(k for k, n in names.items() if n in clashes)} would all "
+            f"be named {clashes} in a TF2 SavedModel; rename them to distinct Python identifiers."
+        )
+    return names
