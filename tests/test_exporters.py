@@ -15,6 +15,7 @@ from estimators.export.exporters import (
     _loss_smaller,
     garbage_collect_exports,
     read_eval_results,
+    validate_exporters,
 )
 from tests import export_cases as cases
 
@@ -141,3 +142,14 @@ def test_train_and_evaluate_exports_under_model_dir_export_exporter_name(tmp_pat
                                     EvalSpec(_eval_input_fn, steps=1, exporters=[exporter], every_n_steps=1))
     assert len(exports) == 2
     assert {os.path.dirname(e.decode()) for e in exports} == {os.path.join(str(tmp_path), "export", "latest")}
+
+
+def test_eval_spec_exporters_may_be_one_exporter_or_several_with_distinct_names():
+    latest, best = LatestExporter("latest", RECEIVER), BestExporter(serving_input_receiver_fn=RECEIVER)
+    assert validate_exporters(None) == ()
+    assert validate_exporters(latest) == (latest,)
+    assert validate_exporters([latest, best]) == (latest, best)
+    with pytest.raises(ValueError, match="distinct names"):
+        validate_exporters([latest, LatestExporter("latest", RECEIVER)])
+    with pytest.raises(TypeError, match="takes an Exporter .* found str"):
+        validate_exporters(["latest"])

@@ -36,6 +36,34 @@ class Exporter(abc.ABC):
         """Exports `checkpoint_path` under `export_path`; returns the export's folder, or None if skipped."""
 
 
+def validate_exporters(exporters: Any) -> tuple:
+    """EvalSpec's exporters as a tuple: None, one Exporter, or an iterable of Exporters with distinct names."""
+    if not exporters:
+        return ()
+    if isinstance(exporters, Exporter):
+        exporters = (exporters,)
+    try:
+        exporters = tuple(exporters)
+    except TypeError:
+        exporters = (exporters,)
+    names: list = []
+    all_names = [getattr(e, "name", None) for e in exporters]
+    for exporter in exporters:
+        if not isinstance(exporter, Exporter):
+            raise TypeError(
+                "EvalSpec(exporters=...) takes an Exporter (LatestExporter, BestExporter, FinalExporter), an "
+                f"iterable of them, or None; found {type(exporter).__name__}: {exporter!r}."
+            )
+        name = exporter.name
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"An Exporter's name must be a non-empty string; exporter names: {all_names}.")
+        if name in names:
+            raise ValueError(f"Exporters must have distinct names (their folders under model_dir/export); "
+                             f"exporter names: {all_names}.")
+        names.append(name)
+    return exporters
+
+
 class _SavedModelExport:
     """The settings every exporter passes to estimator.export_saved_model."""
 
