@@ -57,13 +57,13 @@ if phase == "resume":
     out["max_weight_diff"] = max(
         float(np.abs(est.get_variable_value(name) - reference.get_variable_value(name)).max())
         for name in reference.get_variable_names())
-    receiver = build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, m.FEATURES], tf.float32)})
+    receiver = build_raw_serving_input_receiver_fn(tf.TensorSpec([None, m.FEATURES], tf.float32))  # one tensor
     started = time.monotonic()
     export_dir = est.export_saved_model(root + "/export", receiver).decode()
     out["export_s"] = time.monotonic() - started
     out["export_dir"] = export_dir
     started = time.monotonic()
-    served = tf.saved_model.load(export_dir).signatures["serving_default"](x=tf.constant(x))["logits"].numpy()
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](input=tf.constant(x))["logits"].numpy()
     out["load_s"] = time.monotonic() - started
     predicted = np.stack([p["logits"] for p in est.predict(m.predict_input_fn(x))])
     out["max_served_diff"] = float(np.abs(served - predicted).max())
