@@ -18,6 +18,7 @@ from estimators.distribute.inputs import masked_stream, per_replica_batch_size, 
 from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
+from estimators.runtime.collection import paused_collection
 from estimators.runtime.model_fn_call import model_fn_args
 from estimators.runtime.state import Runtime
 from estimators.training.loops import InferenceLoopResult
@@ -184,7 +185,7 @@ class Estimator:
 
         runtime = self._runtime(ModeKeys.TRAIN)
         batch_size = self._model_fn_batch_size(ModeKeys.TRAIN, runtime)
-        with runtime.strategy.scope():
+        with paused_collection(collect_first=True), runtime.strategy.scope():
             iterator = self._train_input.iterator(
                 input_fn, lambda: iter(self._distributed_dataset(runtime, input_fn, ModeKeys.TRAIN)))
             loop = runtime.train_loop(batch_size)
@@ -286,7 +287,7 @@ class Estimator:
         per_loop = self._config.tpu_config.iterations_per_loop
         remaining = steps if steps is not None else math.inf
         loop, trace = runtime.inference_loop(mode, batch_size)
-        with runtime.strategy.scope():
+        with paused_collection(collect_first=True), runtime.strategy.scope():
             iterator = iter(self._distributed_dataset(runtime, input_fn, mode))
             first_value = next(iterator)
             loop.trace(iterator, iterator.element_spec)
@@ -296,7 +297,7 @@ class Estimator:
                 metric.reset_state()
         while remaining > 0:
             iterations = int(min(per_loop, remaining))
-            with runtime.strategy.scope():
+            with paused_collection(), runtime.strategy.scope():
                 result = loop(iterator, first_value, iterations)
                 runtime.global_step.assign(step)
                 remaining -= result.steps

@@ -104,7 +104,7 @@ def classifier_spec(
         loss = loss + tf.cast(regularization, tf.float32)
     if mode == ModeKeys.TRAIN:
         optimizer = CrossShardOptimizer(make_optimizer())
-        return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, list(trainable_variables)))
+        return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, var_list=list(trainable_variables)))
     if mode == ModeKeys.EVAL:
         return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
     raise ValueError(f"Unknown mode {mode!r}; expected one of {list(ModeKeys.ALL)}.")

@@ -110,8 +110,8 @@ def test_training_writes_the_scheduled_rate_to_tensorboard(tmp_path):
            "--warmup_steps=2", "--learning_rate=0.01"])
     main.main(["main.py"])
     logged = _scalars(str(tmp_path), "learning_rate")
-    # After global step s the optimizer has taken s steps: the rate it reports is the next step's.
-    # (Step 6's rate is 0, the end of the cosine; the engine writes learning_rate only when non-zero.)
-    assert set(logged) >= {1, 2, 3, 4, 5}
+    # The scalar at global step s is the rate step s used (the schedule at s - 1), as `loss` at s is
+    # step s's loss; steps 1..6 each used a rate, the first the warmup's 0.
+    assert set(logged) == {1, 2, 3, 4, 5, 6}
     for step, value in logged.items():
-        assert value == pytest.approx(formula(step, 0.01, "cosine", 6, 2), rel=1e-6, abs=1e-9), step
+        assert value == pytest.approx(formula(step - 1, 0.01, "cosine", 6, 2), rel=1e-6, abs=1e-9), step

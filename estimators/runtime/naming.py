@@ -21,21 +21,48 @@ import tensorflow as tf
 
 try:  # Keras 3 keeps layer-name counters and its scope stack in thread-local global state.
     from keras.src.backend.common import global_state as _keras_state
-    from keras.src.backend.common.name_scope import current_path as _keras_path
-except ImportError:  # pragma: no cover - a Keras 3 release that moved them
+except ImportError:  # pragma: no cover - a Keras 3 release that moved it
     _keras_state = None
-    _keras_path = None
 
 _KERAS_COUNTERS = "object_name_uids"
 _KERAS_SCOPES = "name_scope_stack"
 _ROOT_SCOPE = "model_fn"
 
 
+_LAYER_CALL = getattr(keras.layers.Layer.__call__, "__wrapped__", keras.layers.Layer.__call__).__code__
+
+
 def _keras_scope_callers() -> list:
-    if _keras_state is None:
-        return []
-    stack = _keras_state.get_global_attribute(_KERAS_SCOPES) or []
+    stack = (_keras_state.get_global_attribute(_KERAS_SCOPES) or []) if _keras_state is not None else []
     return [getattr(entry, "caller", None) for entry in stack]
+
+
+def keras_variable_path() -> str | None:
+    """The path of the Keras variable whose tf.Variable is being created, as Keras 2 would name it.
+
+    Keras 3 may create the tf.Variable later than the Keras variable (symbolic builds), so the
+    path is read from the Keras variable on the call stack. A model's own name stays in its
+    weights' names only when it builds them while being called (a Sequential without an Input
+    called in model_fn: `sequential/dense/kernel`); a model that builds when constructed (a
+    Sequential with an Input) leaves its layers' names alone (`dense/kernel`), as Keras 2 did.
+    None when no Keras variable is being initialised.
+    """
+    variable, calling, building = None, set(), []
+    frame = sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if variable is None and isinstance(owner, keras.Variable):
+            variable = owner
+        elif isinstance(owner, keras.Model):
+            if frame.f_code is _LAYER_CALL:
+                calling.add(id(owner))
+            elif frame.f_code.co_name == "build":
+                building.append(owner)
+        frame = frame.f_back
+    if variable is None:
+        return None
+    constructed = {model.name for model in building if id(model) not in calling}
+    return "/".join(part for part in variable.path.split("/") if part not in constructed)
 
 
 def keras_owner() -> Any:
@@ -61,10 +88,10 @@ class CallNames:
 
     def scoped(self, requested: str | None) -> str:
         """The requested name under the current Keras path or graph name scope (relative to the call)."""
+        path = keras_variable_path()
+        if path is not None:
+            return path
         name = clean(requested)
-        if _keras_path is not None and _keras_state.get_global_attribute(_KERAS_SCOPES):
-            path = _keras_path()
-            return f"{path}/{name}" if path else name
         scope = tf.compat.v1.get_default_graph().get_name_scope()
         if self._root and (scope + "/").startswith(self._root):
             scope = scope[len(self._root):]

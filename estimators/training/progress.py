@@ -36,7 +36,7 @@ class ProgressReport:
         self._logged_step, self._logged_time = step, time.monotonic()
         self._summary_step = step
 
-    def after_loop(self, step: int, steps_run: int, seconds: float, loss: float, learning_rate: float,
+    def after_loop(self, step: int, steps_run: int, seconds: float, loss: float, learning_rate: float | None,
                    final: bool) -> None:
         """Called after each compiled loop with what it did."""
         if step - self._logged_step >= self._log_every or final:
@@ -50,7 +50,7 @@ class ProgressReport:
             values = {"loss": loss, "global_step/sec": rate}
             if self._global_batch:
                 values["examples/sec"] = rate * self._global_batch
-            if learning_rate:
+            if learning_rate is not None:
                 values["learning_rate"] = learning_rate
             self._write_scalars(step, values)
             self._summary_step = step
