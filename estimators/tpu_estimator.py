@@ -62,6 +62,13 @@ class TPUEstimator(Estimator):
             params["batch_size"] = batch_size
         return params
 
+    def _input_elements_per_step(self, runtime: Runtime) -> int:
+        """Each step takes one per-replica batch per local replica from this host's input pipeline."""
+        try:
+            return len(runtime.strategy.extended.worker_devices)
+        except RuntimeError:  # the default strategy: one replica
+            return 1
+
     def _global_batch_size(self, mode: str) -> int | None:
         size = self._batch_sizes[mode]
         if size is None:
