@@ -132,6 +132,16 @@ class TPUEstimator(Estimator):
             params["batch_size"] = batch_size
         return params
 
+    def _input_elements_per_step(self, runtime: Runtime) -> int:
+        """Elements one step takes from each input_fn dataset: one host batch (PER_HOST_V1), one per-replica
+        batch per call (PER_SHARD_V1), or one per-replica batch per local replica (PER_HOST_V2)."""
+        if self._config.tpu_config.per_host_input_for_training != InputPipelineConfig.PER_HOST_V2:
+            return 1
+        try:
+            return len(runtime.strategy.extended.worker_devices)
+        except RuntimeError:  # the default strategy: one replica
+            return 1
+
     def _global_batch_size(self, mode: str) -> int | None:
         size = self._batch_sizes[mode]
         if size is None:
@@ -149,30 +159,19 @@ class TPUEstimator(Estimator):
         return runtime.strategy.distribute_datasets_from_function(dataset_fn)
 
     # -- entry points: seeded as 2.15 seeded each call's graph ---------------------------------------------
-    def _check_loop_unit(self) -> None:
-        counter = self._config.tpu_config.iterations_per_loop_counter
-        if counter.is_time:
-            raise NotImplementedError(
-                f"TPUConfig(iterations_per_loop={self._config.tpu_config.iterations_per_loop!r}) runs loops by "
-                "time, which the training loop does not do yet; give a step count."
-            )
-
     def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None, max_steps: int | None = None,
               saving_listeners: Any = None) -> TPUEstimator:
-        self._check_loop_unit()
         with seeded(self._config.tf_random_seed):
             return super().train(input_fn, hooks=hooks, steps=steps, max_steps=max_steps,
                                  saving_listeners=saving_listeners)
 
     def evaluate(self, input_fn: Callable, steps: int | None = None, hooks: Any = None,
                  checkpoint_path: str | None = None, name: str | None = None) -> dict:
-        self._check_loop_unit()
         with seeded(self._config.tf_random_seed):
             return super().evaluate(input_fn, steps=steps, hooks=hooks, checkpoint_path=checkpoint_path, name=name)
 
     def predict(self, input_fn: Callable, predict_keys: list[str] | None = None, hooks: Any = None,
                 checkpoint_path: str | None = None, yield_single_examples: bool = True) -> Iterator:
-        self._check_loop_unit()
         predictions = super().predict(input_fn, predict_keys=predict_keys, hooks=hooks,
                                       checkpoint_path=checkpoint_path, yield_single_examples=yield_single_examples)
         with seeded(self._config.tf_random_seed):  # model_fn is traced before the first prediction
@@ -184,7 +183,7 @@ class TPUEstimator(Estimator):
 
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,
                            assets_extra: dict | None = None, as_text: bool = False,
-                           checkpoint_path: str | None = None) -> bytes:
+                           checkpoint_path: str | None = None, experimental_mode: str = ModeKeys.PREDICT) -> bytes:
         """The CPU serving SavedModel (tag 'serve'); model_fn gets params['use_tpu'] False, as 2.15's CPU graph."""
         if not self._export_to_cpu:
             raise ValueError(
@@ -196,7 +195,8 @@ class TPUEstimator(Estimator):
                         "exported; 2.15 also wrote a 'serve,tpu' graph. Set export_to_tpu=False to silence this.")
         with seeded(self._config.tf_random_seed), self._export_params():
             return super().export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra=assets_extra,
-                                              as_text=as_text, checkpoint_path=checkpoint_path)
+                                              as_text=as_text, checkpoint_path=checkpoint_path,
+                                              experimental_mode=experimental_mode)
 
     @contextlib.contextmanager
     def _export_params(self) -> Iterator[None]:

@@ -35,12 +35,22 @@ class Run:
         return reporting_batches(input_fn, _PHASES[mode])
 
 
+def _require_trained(run: Run) -> None:
+    """evaluate/predict/export need a trained model: the API would fall back to initial weights, a CLI must not."""
+    if run.estimator.latest_checkpoint() is None:
+        raise ValueError(
+            f"--model_dir={run.settings.model_dir} holds no checkpoint: train first (--mode=train or "
+            "--mode=train_and_evaluate), or point --model_dir at a trained run."
+        )
+
+
 def train(run: Run) -> dict:
     run.estimator.train(run.input_fn("train"), max_steps=run.settings.train_steps)
     return {"global_step": int(run.estimator.get_variable_value("global_step"))}
 
 
 def evaluate(run: Run) -> dict:
+    _require_trained(run)
     result = run.estimator.evaluate(run.input_fn("eval"), steps=run.settings.eval_steps)
     if run.settings.plot:
         _plot_confusion(run, result)
@@ -51,7 +61,7 @@ def train_then_evaluate(run: Run) -> dict:
     result, _ = train_and_evaluate(
         run.estimator,
         TrainSpec(run.input_fn("train"), max_steps=run.settings.train_steps),
-        EvalSpec(run.input_fn("eval"), steps=run.settings.eval_steps),
+        EvalSpec(run.input_fn("eval"), steps=run.settings.eval_steps, throttle_secs=0),  # every checkpoint
     )
     if run.settings.plot:
         _plot_confusion(run, result)
@@ -60,6 +70,7 @@ def train_then_evaluate(run: Run) -> dict:
 
 def predict(run: Run) -> dict:
     """Predicts the test set (or --predict_files): prints the first --predict_limit rows, then a summary."""
+    _require_trained(run)
     settings, names = run.settings, run.dataset.class_names
     truth = None
     if settings.predict_files:
@@ -126,6 +137,7 @@ def _plot_confusion(run: Run, result: dict) -> None:
 
 
 def export(run: Run) -> dict:
+    _require_trained(run)
     path = run.estimator.export_saved_model(run.settings.export_dir, image_receiver_fn(run.dataset.image_shape))
     logging.info("SavedModel written to %s", path.decode())
     return {"export_dir": path.decode()}

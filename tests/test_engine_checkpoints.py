@@ -78,7 +78,7 @@ def test_checkpoints_every_save_checkpoints_steps_and_keeps_the_newest(tmp_path)
 def test_variable_names_are_the_tf1_names_tf_estimator_wrote(tmp_path):
     estimator = _estimator(tmp_path).train(_four_batches(), max_steps=1)
     assert estimator.get_variable_names() == [
-        "adam/iteration", "global_step",
+        "adam/iteration", "estimators/input_position", "global_step",
         "sequential/dense/bias", "sequential/dense/bias/Adam", "sequential/dense/bias/Adam_1",
         "sequential/dense/kernel", "sequential/dense/kernel/Adam", "sequential/dense/kernel/Adam_1",
     ]
@@ -127,7 +127,7 @@ def test_unreadable_checkpoint_state_stops_training_instead_of_starting_over(tmp
     for name in os.listdir(tmp_path):
         if name.startswith("model.ckpt-5."):
             os.remove(tmp_path / name)
-    with pytest.raises(RuntimeError, match=r"names no readable checkpoint.*Refusing to start over"):
+    with pytest.raises(RuntimeError, match=r"none is complete.*ckpt-5 \(no .index file\).*Refusing to start over"):
         estimator.train(_four_batches(), max_steps=10)
 
 

@@ -128,15 +128,39 @@ def test_eval_metric_ops_on_a_static_shape_path_point_to_eval_metrics(tmp_path):
         estimator.evaluate(m.eval_input_fn(x, y))
 
 
-def test_train_and_evaluate_evaluates_every_n_steps_and_at_the_end(tmp_path):
+def _eval_steps(model_dir):
+    events = tf.io.gfile.glob(os.path.join(str(model_dir), "eval", "events.out.tfevents.*"))
+    return sorted({e.step for f in events for e in tf.compat.v1.train.summary_iterator(f) if e.summary.value})
+
+
+def test_train_and_evaluate_evaluates_after_every_checkpoint_without_throttle_and_at_the_end(tmp_path):
     x, y = m.dataset(32)
     estimator = _estimator(tmp_path, save_checkpoints_steps=4)
     result, exports = train_and_evaluate(estimator, TrainSpec(m.train_input_fn(x, y), max_steps=10),
-                                         EvalSpec(m.eval_input_fn(x, y), steps=None))
+                                         EvalSpec(m.eval_input_fn(x, y), steps=None, throttle_secs=0))
     assert result["global_step"] == 10 and exports == []
-    events = tf.io.gfile.glob(os.path.join(str(tmp_path), "eval", "events.out.tfevents.*"))
-    steps = sorted({e.step for f in events for e in tf.compat.v1.train.summary_iterator(f) if e.summary.value})
-    assert steps == [4, 8, 10]
+    # Checkpoints are saved at the first loop boundary (3 steps a loop) past each multiple of 4, as
+    # TPUEstimator's saver did with steps_per_run: 6, 9, and the end.
+    assert _eval_steps(tmp_path) == [6, 9, 10]
+
+
+def test_train_and_evaluate_throttles_evaluations_as_tf_estimator_did(tmp_path):
+    x, y = m.dataset(32)
+    estimator = _estimator(tmp_path, save_checkpoints_steps=4)
+    train_and_evaluate(estimator, TrainSpec(m.train_input_fn(x, y), max_steps=10),
+                       EvalSpec(m.eval_input_fn(x, y), steps=None))  # throttle_secs=600: the first save, then the end
+    assert _eval_steps(tmp_path) == [6, 10]
+
+
+def test_train_and_evaluate_with_finite_train_input_ends_at_the_end_of_the_input(tmp_path):
+    x, y = m.dataset(48)  # three batches of 16, once
+
+    def one_epoch(params):
+        return tf.data.Dataset.from_tensor_slices((x, y)).batch(params["batch_size"], drop_remainder=True)
+
+    result, _ = train_and_evaluate(_estimator(tmp_path), TrainSpec(one_epoch, max_steps=1000),
+                                   EvalSpec(m.eval_input_fn(x, y), steps=None))
+    assert result["global_step"] == 3
 
 
 def test_predict_by_batch_and_with_predict_keys(tmp_path):
@@ -152,7 +176,8 @@ def test_predict_by_batch_and_with_predict_keys(tmp_path):
 def test_iterations_per_loop_runs_many_steps_per_compiled_call(tmp_path, monkeypatch):
     x, y = m.dataset(32)
     estimator = _estimator(tmp_path, iterations=50).train(m.train_input_fn(x, y), max_steps=1)
-    loop = next(iter(estimator._runtimes.values())).train_loop(16)
+    runtime = next(iter(estimator._runtimes.values()))
+    loop, _ = runtime.train_loop(16, estimator._stop.variable)
     traces, calls = loop.tracing_count(), []
     real_call = type(loop).__call__
     monkeypatch.setattr(type(loop), "__call__", lambda self, it, n: calls.append(n) or real_call(self, it, n))

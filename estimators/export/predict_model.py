@@ -6,12 +6,14 @@ re-point these few lines when the engine's internals change.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
 
-from estimators.checkpoint import checkpoints
+from estimators.checkpoint import checkpointer, mapping
+from estimators.checkpoint.checkpointer import Checkpointer
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.state import Runtime
 
@@ -29,7 +31,9 @@ class PredictModel:
 
     def restore(self, checkpoint_path: str) -> None:
         """Fills every model variable model_fn created from `checkpoint_path` (all must be there)."""
-        checkpoints.restore(checkpoint_path, self._runtime.model_variables())
+        variables = self._runtime.model_variables()
+        plan = mapping.restore_plan(variables, checkpointer.contents(checkpoint_path))
+        Checkpointer(os.path.dirname(checkpoint_path) or ".", None).restore(checkpoint_path, plan)
 
     def trackables(self) -> dict:
         """What the SavedModel must hold for its functions: model_fn's variables and the global step."""

@@ -14,6 +14,7 @@ from estimators.mode_keys import ModeKeys
 from estimators.runtime import naming
 from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
 from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
+from estimators.training.iterations import IterationsPerLoop
 from estimators.training.loops import InferenceLoop, TrainLoop
 
 
@@ -40,11 +41,12 @@ class Runtime:
         self.steps = ModelFnSteps(model_fn, params, config, self.num_replicas, static_shapes, self.global_step,
                                   self.store.creator_scope, jit_compile=jit_compile,
                                   params_for_model_fn=params_for_model_fn)
-        self._single_step = config.tpu_config.iterations_per_loop == 1
+        self._single_step = IterationsPerLoop(config.tpu_config.iterations_per_loop).single_step
         self._loops: dict[tuple, tuple[Any, StepTrace]] = {}
         self._host_metrics: Callable | None = None
         self.host_metric_objects: dict = {}
         self._barrier: Callable | None = None
+        self._vote: Callable | None = None
 
     @contextlib.contextmanager
     def step_scope(self, mode: str) -> Iterator[None]:
@@ -52,14 +54,23 @@ class Runtime:
         with self.store.creator_scope(mode), self.strategy._scale_loss_for_estimator_enabled():  # noqa: SLF001
             yield
 
-    def train_loop(self, batch_size: int | None) -> TrainLoop:
-        """The compiled training loop for this batch size, made once and reused across train() calls."""
+    def train_loop(self, batch_size: int | None, stop: tf.Variable) -> tuple[TrainLoop, StepTrace]:
+        """The compiled training loop for this batch size (made once, reused across train() calls) and its trace."""
         key = (ModeKeys.TRAIN, batch_size)
         if key not in self._loops:
             step, trace = self.steps.train(batch_size)
-            loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step)
+            loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop)
             self._loops[key] = (loop, trace)
-        return self._loops[key][0]
+        return self._loops[key]
+
+    def any_worker(self, vote: bool) -> bool:
+        """True when any worker votes True (a collective across workers; the vote itself within one)."""
+        if not spans_workers(self.strategy):
+            return vote
+        if self._vote is None:
+            self._vote = tf.function(
+                lambda v: self.strategy.reduce(tf.distribute.ReduceOp.MAX, self.strategy.run(lambda: v), axis=None))
+        return bool(self._vote(tf.constant(float(vote))) > 0)
 
     def inference_loop(self, mode: str, batch_size: int | None) -> tuple[InferenceLoop, StepTrace]:
         """The compiled eval or predict loop for this batch size, and what tracing its step learned."""

@@ -61,14 +61,16 @@ def _gather(strategy: tf.distribute.Strategy, per_replica: Any) -> Any:
 
 
 class TrainLoop:
-    """Up to `iterations` train steps per call; one step per call without a loop when iterations_per_loop=1.
+    """Up to `iterations` train steps per call; one step per call without a loop when single_step.
 
     For one step per call, a tf.range loop with an optional-element check costs a fraction of a
-    millisecond, which is most of a step for small models; Keras takes the same shortcut.
+    millisecond, which is most of a step for small models; Keras takes the same shortcut. `stop`
+    (a host-side boolean variable) is read before every step: set while the loop runs (SIGTERM), it
+    ends the loop at the next step boundary.
     """
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
-                 single_step: bool):
+                 single_step: bool, stop: tf.Variable):
         def run(element):
             with step_scope():
                 outputs = strategy.run(step, args=(element,))
@@ -79,6 +81,8 @@ class TrainLoop:
         def loop(iterator, iterations):
             loss, learning_rate, done = tf.constant(0.0), tf.constant(0.0), tf.constant(0)
             for _ in tf.range(iterations):
+                if stop.read_value():
+                    break
                 element = iterator.get_next_as_optional()
                 if not element.has_value():
                     break

@@ -19,10 +19,14 @@ class TrainInput:
         self._iterator: Any = None
         self.position = 0  # steps taken from the current stream
 
-    def iterator(self, input_fn: Callable, make: Callable[[], Any]) -> Any:
-        """The live iterator for input_fn, or a new one (another input_fn, or the stream ended)."""
+    def iterator(self, input_fn: Callable, make: Callable[[int], Any], resume_at: int = 0) -> Any:
+        """The live iterator for input_fn, or a new one (another input_fn, or the stream ended).
+
+        A new stream starts `resume_at` steps in (`make(resume_at)` skips them): the position a
+        checkpoint recorded, so a resumed run sees what an uninterrupted one would have.
+        """
         if self._iterator is None or self._input_fn is not input_fn:
-            self._input_fn, self._iterator, self.position = input_fn, make(), 0
+            self._input_fn, self._iterator, self.position = input_fn, make(resume_at), resume_at
         return self._iterator
 
     def advanced(self, steps: int, ended: bool) -> None:
