@@ -24,6 +24,8 @@ FLAGS = flags.FLAGS
 
 flags.DEFINE_bool("use_tpu", False, "Run on a TPU (Colab / Cloud TPU VM).")
 flags.DEFINE_string("tpu", None, "TPU name, grpc://host:port, or 'local' (the default with --use_tpu).")
+flags.DEFINE_integer("num_gpus", None, "GPUs to run on without --use_tpu: the first N (0: the CPU; default: every "
+                     "visible GPU).", lower_bound=0)
 flags.DEFINE_enum("model", "cnn", model_fns.model_names(), "Which registered model to run.")
 flags.DEFINE_enum("dataset", None, input_fns.dataset_names(), "Dataset (default: the model's own).")
 flags.DEFINE_string("data_dir", None, "Folder holding the dataset files (else the usual places).")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import os
 import re
 from typing import Any, NamedTuple
@@ -397,8 +398,10 @@ class RunConfig:
     # -- 2.15's properties ------------------------------------------------------------------------------
     @property
     def checkpoint_every_secs(self) -> float | None:
-        """Seconds between time-based checkpoints, or None (saving by steps, or checkpoints disabled)."""
-        return None if self.save_checkpoints_steps is not None else self.save_checkpoints_secs
+        """Seconds between time-based checkpoints: None when saving by steps, math.inf when checkpoints are disabled."""
+        if self.save_checkpoints_steps is not None:
+            return None
+        return self.save_checkpoints_secs if self.save_checkpoints_secs is not None else math.inf
 
     @property
     def saves_checkpoints(self) -> bool:

@@ -21,6 +21,7 @@ class Settings:
     mode: str = "train"
     use_tpu: bool = False
     tpu: str | None = None
+    num_gpus: int | None = None
     train_steps: int = 600
     eval_steps: int | None = None
     train_batch_size: int = 1024
@@ -55,6 +56,8 @@ class Settings:
         return dataclasses.replace(self, dataset=dataset, model_dir=model_dir, export_dir=export_dir, tpu=tpu)
 
     def _check(self) -> None:
+        if self.use_tpu and self.num_gpus is not None:
+            raise ValueError(f"--num_gpus={self.num_gpus} picks GPUs, but --use_tpu runs on the TPU; drop one of them.")
         if self.data_dir is not None and not self.data_dir.strip():
             raise ValueError("--data_dir is empty; name the folder holding the dataset files, or leave the flag "
                              "out to search the usual places.")

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import math
 
 import pytest
 import tensorflow as tf
@@ -90,6 +91,7 @@ def test_checkpoint_intervals_resolve_as_in_2_15(kwargs, steps, secs):
     config = RunConfig(**kwargs)
     assert (config.save_checkpoints_steps, config.save_checkpoints_secs) == (steps, secs)
     assert config.saves_checkpoints == (steps is not None or secs is not None)
+    assert config.checkpoint_every_secs == (None if steps else secs or math.inf)
 
 
 def test_replacing_one_checkpoint_interval_clears_the_other():

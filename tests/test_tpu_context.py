@@ -132,3 +132,11 @@ def test_use_tpu_false_gives_model_fn_use_tpu_false(tmp_path):
     estimator.train(m.train_input_fn(x, y), max_steps=1)
     assert seen.model_fn["train"]["use_tpu"] is False
     assert seen.model_fn["train"]["batch_size"] == 16
+
+
+def test_tf_compat_v1_estimator_tpu_names_are_in_estimators_tpu():
+    from estimators import tpu
+
+    assert tpu.InputPipelineConfig.PER_HOST_V2 == 3
+    assert tpu.TPUContext is TPUContext
+    assert {"RunConfig", "TPUConfig", "TPUEstimator", "TPUEstimatorSpec"} <= set(tpu.__all__)

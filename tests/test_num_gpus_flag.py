@@ -1,0 +1,39 @@
+"""--num_gpus: main.py's flag -> Settings -> RunConfig(num_gpus=...) of the run's TPUEstimator."""
+
+import pytest
+from absl import flags
+
+import main
+from launch.build import build_estimator
+from launch.settings import Settings
+
+FLAGS = flags.FLAGS
+
+
+def _settings(*argv: str) -> Settings:
+    FLAGS.unparse_flags()
+    FLAGS(["main.py", *argv])
+    try:
+        return main.settings_from_flags()
+    finally:
+        FLAGS.unparse_flags()
+
+
+def test_num_gpus_flag_reaches_the_estimators_run_config(tmp_path):
+    settings = _settings("--num_gpus=0", f"--model_dir={tmp_path}").resolved("fashion_mnist")
+    assert settings.num_gpus == 0
+    assert build_estimator(settings, main.model_fns.get_model("cnn")).config.num_gpus == 0
+
+
+def test_without_the_flag_every_visible_gpu_is_used():
+    assert _settings().num_gpus is None
+
+
+def test_num_gpus_with_use_tpu_is_one_clear_error():
+    with pytest.raises(ValueError, match=r"--num_gpus=1 picks GPUs, but --use_tpu runs on the TPU"):
+        _settings("--use_tpu", "--num_gpus=1").resolved("fashion_mnist")
+
+
+def test_a_negative_num_gpus_is_refused_by_the_flag():
+    with pytest.raises(flags.IllegalFlagValueError):
+        _settings("--num_gpus=-1")
