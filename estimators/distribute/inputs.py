@@ -147,7 +147,7 @@ def split_host_batches(dataset: tf.data.Dataset, per_replica: int, replicas: int
         def pieces(*element):
             element = element[0] if len(element) == 1 else element
             return tf.data.Dataset.from_tensor_slices(tf.nest.map_structure(
-                lambda t: tf.reshape(t, [replicas, per_replica] + t.shape.as_list()[1:]), element))
+                lambda t: tf.reshape(t, tf.concat([[replicas, per_replica], tf.shape(t)[1:]], 0)), element))
     else:
         def pieces(*element):
             element = element[0] if len(element) == 1 else element
