@@ -208,7 +208,7 @@ _REPLACEABLE = (
     "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
     "train_distribute", "device_fn", "protocol", "eval_distribute", "experimental_distribute",
     "experimental_max_worker_delay_secs", "session_creation_timeout_secs", "checkpoint_save_graph_def",
-    "tpu_config", "jit_compile", "num_gpus", "precision",
+    "tpu_config", "jit_compile", "num_gpus", "precision", "save_input_position",
 )
 PRECISIONS = ("float32", "bfloat16", "float16")
 
@@ -223,7 +223,8 @@ class RunConfig:
     Cluster properties (is_chief, task_type, ...) come from TF_CONFIG as in 2.15.
     This project's fields (keyword only): `jit_compile` compiles every replica step with XLA, as a
     TPU would; `num_gpus` picks local GPUs (None: every visible one, 0: the CPU, N: the first N);
-    `precision` is "float32", "bfloat16" (Keras mixed_bfloat16) or "float16" (Keras mixed_float16).
+    `precision` is "float32", "bfloat16" (Keras mixed_bfloat16) or "float16" (Keras mixed_float16);
+    `save_input_position` records the train stream's position in checkpoints (a resumed run replays it).
     """
 
     model_dir: str | None = None
@@ -251,6 +252,7 @@ class RunConfig:
     jit_compile: bool = False
     num_gpus: int | None = None
     precision: str = "float32"
+    save_input_position: bool = True
 
     def __post_init__(self) -> None:
         info = cluster_info()
@@ -358,8 +360,9 @@ class RunConfig:
             value = getattr(self, name)
             if value is not None and not isinstance(value, tf.distribute.Strategy):
                 raise ValueError(f"{name} must be a tf.distribute.Strategy, got {type(value).__name__}.")
-        if not isinstance(self.jit_compile, bool):
-            raise ValueError(f"jit_compile must be True or False, got {self.jit_compile!r}.")
+        for name in ("jit_compile", "save_input_position"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
         self._validate_devices()
 
     def _validate_devices(self) -> None:

@@ -126,6 +126,8 @@ def test_keep_checkpoint_max_none_keeps_everything_like_zero():
     ({"session_creation_timeout_secs": 0}, "session_creation_timeout_secs must be a number > 0"),
     ({"num_gpus": -1}, "num_gpus must be None \\(every visible GPU\\), 0 \\(the CPU\\) or a positive integer"),
     ({"precision": "mixed"}, "precision must be one of float32, bfloat16, float16"),
+    ({"jit_compile": 1}, "jit_compile must be True or False"),
+    ({"save_input_position": "no"}, "save_input_position must be True or False"),
 ])
 def test_run_config_rejects_what_2_15_rejected(kwargs, message):
     with pytest.raises(ValueError, match=message):
