@@ -14,7 +14,8 @@ setup(
                                     "model_fns.*", "launch", "launch.*"]),
     py_modules=["main"],
     python_requires=">=3.10",
-    install_requires=["absl-py>=1.0", "numpy>=1.23"],
+    # tensorboard: tf.summary.scalar inside model_fn (TF >= 2.20 wheels no longer bring it) and viewing runs.
+    install_requires=["absl-py>=1.0", "numpy>=1.23", "tensorboard>=2.16"],
     extras_require={
         "cpu": ["tensorflow-cpu>=2.16"],
         "gpu": ["tensorflow[and-cuda]>=2.16"],

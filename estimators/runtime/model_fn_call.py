@@ -12,6 +12,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import tensorflow as tf
+
 from estimators.compat import optimizer_guard
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
@@ -48,4 +50,6 @@ def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, 
     optimizer_guard.install()
     with entered(call), naming.call_names() as names, call_collections(global_step) as collections:
         call.names, call.collections = names, collections
-        return model_fn(**{name: values[name] for name in args})
+        spec = model_fn(**{name: values[name] for name in args})
+        call.summaries = collections.get(tf.compat.v1.GraphKeys.SUMMARIES)
+        return spec

@@ -142,11 +142,22 @@ def _fresh_tf_keras_names(graph: tf.Graph) -> Iterator[None]:
 
 @contextlib.contextmanager
 def call_names() -> Iterator[CallNames]:
-    """Within the block, names start afresh as in a new TF1 graph; yields the call's namer."""
+    """Within the block, names start afresh as in a new TF1 graph; yields the call's namer.
+
+    The first model_fn call in a graph (replica 0's, the one whose summaries are recorded) runs at the
+    graph's root name scope, as tf.estimator ran model_fn, so summary tags and op names carry no
+    prefix; later calls in the same graph (other replicas) get a fresh unique scope, so the graph's
+    name uniquification gives them the same relative names.
+    """
     graph = tf.compat.v1.get_default_graph()
-    with graph.name_scope(None), graph.name_scope(_ROOT_SCOPE) as root, _fresh_keras_names(), \
-            _fresh_tf_keras_names(graph):
-        yield CallNames(root)
+    calls = getattr(graph, "_estimators_model_fn_calls", 0)
+    graph._estimators_model_fn_calls = calls + 1  # noqa: SLF001 - our own marker on the graph
+    with graph.name_scope(None), _fresh_keras_names(), _fresh_tf_keras_names(graph):
+        if calls == 0:
+            yield CallNames("")
+            return
+        with graph.name_scope(_ROOT_SCOPE) as root:
+            yield CallNames(root)
 
 
 def tf1_slot_name(optimizer: Any, slot: str | None) -> str:

@@ -16,6 +16,7 @@ from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
 from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
 from estimators.training.iterations import IterationsPerLoop
 from estimators.training.loops import InferenceLoop, TrainLoop
+from estimators.training.step_summaries import StepSummaries
 
 
 class Runtime:
@@ -54,12 +55,14 @@ class Runtime:
         with self.store.creator_scope(mode), self.strategy._scale_loss_for_estimator_enabled():  # noqa: SLF001
             yield
 
-    def train_loop(self, batch_size: int | None, stop: tf.Variable) -> tuple[TrainLoop, StepTrace]:
+    def train_loop(self, batch_size: int | None, stop: tf.Variable,
+                   summaries: StepSummaries | None = None) -> tuple[TrainLoop, StepTrace]:
         """The compiled training loop for this batch size (made once, reused across train() calls) and its trace."""
         key = (ModeKeys.TRAIN, batch_size)
         if key not in self._loops:
             step, trace = self.steps.train(batch_size)
-            loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop)
+            loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop,
+                             summaries, has_optimizer=lambda: bool(trace.optimizers))
             self._loops[key] = (loop, trace)
         return self._loops[key]
 
@@ -69,7 +72,7 @@ class Runtime:
             return vote
         if self._vote is None:
             self._vote = tf.function(
-                lambda v: self.strategy.reduce(tf.distribute.ReduceOp.MAX, self.strategy.run(lambda: v), axis=None))
+                lambda v: self.strategy.reduce(tf.distribute.ReduceOp.SUM, self.strategy.run(lambda: v), axis=None))
         return bool(self._vote(tf.constant(float(vote))) > 0)
 
     def inference_loop(self, mode: str, batch_size: int | None) -> tuple[InferenceLoop, StepTrace]:

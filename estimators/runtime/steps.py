@@ -19,6 +19,7 @@ from estimators.distribute.inputs import split_element
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
+from estimators.training.step_summaries import write_v1_summaries
 
 
 @dataclass
@@ -28,6 +29,8 @@ class StepTrace:
     metric_fn: Callable | None = None
     metric_objects: dict = field(default_factory=dict)
     optimizers: list = field(default_factory=list)
+    training_hooks: list = field(default_factory=list)  # the spec's training_hooks
+    chief_hooks: list = field(default_factory=list)  # its training_chief_hooks (run by the chief only)
 
 
 class TrainOutputs(NamedTuple):
@@ -97,8 +100,12 @@ class ModelFnSteps:
             spec, call = self.call(ModeKeys.TRAIN, features, labels, batch_size)
             self._check_optimizers(call)
             trace.optimizers = list(call.optimizers)
+            if not trace.training_hooks and not trace.chief_hooks:  # every replica's call returns them: keep one
+                trace.training_hooks = list(spec.training_hooks or ())
+                trace.chief_hooks = list(getattr(spec, "training_chief_hooks", None) or ())
             rates = [o.learning_rate for o in call.optimizers if o.learning_rate is not None]
             learning_rate = rates[0] if rates else tf.constant(0.0)
+            write_v1_summaries(call.summaries)
             with tf.control_dependencies(tf.nest.flatten(spec.train_op)):
                 loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             with tf.control_dependencies([loss]):
