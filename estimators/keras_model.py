@@ -141,7 +141,7 @@ class KerasModelFn:
             raise ValueError(
                 f"Could not rebuild the Keras model {keras_model.name!r} from its config ({err}). Subclassed "
                 "models need get_config() and from_config(); pass custom layers in custom_objects.") from err
-        self.structure = ModelStructure.of(self._weights.structure_model)
+        self.structure = ModelStructure.of(keras_model)  # serving_input_receiver_fn uses the same names
         self._metric_names_map = dict(metric_names_map) if metric_names_map else None
         self._export_outputs = self._checked_export_outputs(export_outputs)
         logging.info("Keras model %s: the estimator starts from its current weights (%d variables) unless "

@@ -5,6 +5,8 @@ them (keras_lib._convert_estimator_io_to_keras): a tensor, a list, or a dict key
 input (output) names, extra keys allowed; `{"features": ..., "sample_weights": ...}` carries sample
 weights. Inputs are named by their InputLayers (`keras.Input(name=...)`), outputs by the layers
 that produce them (a Sequential's by its last layer), or by the keys of a model built on dicts.
+A dict missing keys is a ValueError here, not 2.15's KeyError: tf.function turns a KeyError raised
+while tracing into a StagingError.
 """
 
 from __future__ import annotations
@@ -16,13 +18,6 @@ import keras
 import tensorflow as tf
 
 SAMPLE_WEIGHT_KEYS = frozenset({"features", "sample_weights"})
-
-
-class MissingKeysError(KeyError):
-    """A features or labels dict lacks keys the model needs (KeyError, as in tf.estimator 2.15)."""
-
-    def __str__(self) -> str:  # KeyError would print the message with quotes and escaped newlines
-        return str(self.args[0])
 
 
 def _input_layer_name(tensor: Any) -> str:
@@ -123,7 +118,7 @@ def _pick(values: Any, names: tuple[str, ...], what: str, order_name: str) -> li
     if isinstance(values, dict):
         missing = [name for name in names if name not in values]
         if missing:
-            raise MissingKeysError(
+            raise ValueError(  # 2.15 raised a KeyError; in a tf.function TF turns those into StagingErrors
                 f"The dictionary passed into {what} does not cover the {order_name} of the Keras model.\n"
                 f"\tExpected keys: {sorted(names)}\n\t{what} keys: {sorted(map(str, values))}\n"
                 f"\tMissing keys: {missing}\n"

@@ -52,7 +52,6 @@ class InitialWeights:
             if not set(values) <= found:
                 raise RuntimeError("Could not match the rebuilt model's weights to the variables it created.")
         self._plan = [(name, values.get(id(variable))) for name, variable in created]
-        self.structure_model = copy  # the eager rebuild: its inputs and outputs describe the model
 
     @property
     def count(self) -> int:
