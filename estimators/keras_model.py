@@ -26,6 +26,7 @@ from estimators.cross_shard_optimizer import CrossShardOptimizer
 from estimators.estimator import Estimator
 from estimators.export.outputs import ExportOutput, PredictOutput
 from estimators.export.receivers import build_raw_serving_input_receiver_fn
+from estimators.keras_losses import checked_losses
 from estimators.keras_structure import ModelStructure
 from estimators.keras_weights import InitialWeights
 from estimators.mode_keys import ModeKeys
@@ -134,7 +135,13 @@ class KerasModelFn:
         self._compile_config["optimizer"] = _without_name(self._compile_config["optimizer"])
         self._model_config = {k: v for k, v in keras.saving.serialize_keras_object(keras_model).items()
                               if k != "compile_config"}
-        self._check_optimizer(self._deserialize(self._compile_config["optimizer"]))
+        try:  # now, eagerly: a loss or metric missing from custom_objects fails here, not in a trace
+            compiled = self._deserialize(self._compile_config)
+        except (TypeError, ValueError) as err:
+            raise ValueError(
+                f"Could not rebuild what the Keras model was compiled with ({err}). Pass custom losses, metrics "
+                "and optimizers as model_to_estimator(custom_objects={'name': object}).") from err
+        self._check_optimizer(compiled["optimizer"])
         try:
             self._weights = InitialWeights(keras_model, self._rebuild)
         except (TypeError, NotImplementedError) as err:
@@ -195,7 +202,7 @@ class KerasModelFn:
         targets = self.structure.targets(labels, outputs)
         compiled = self._deserialize({k: self._compile_config.get(k) for k in ("loss", "loss_weights")})
         optimizer = self._deserialize(self._compile_config["optimizer"]) if training else None
-        model.compile(optimizer=optimizer, loss=compiled["loss"], loss_weights=compiled["loss_weights"],
+        model.compile(optimizer=optimizer, loss=checked_losses(compiled["loss"]), loss_weights=compiled["loss_weights"],
                       jit_compile=False, auto_scale_loss=False)
         keras_loss = model.compute_loss(x=inputs, y=targets, y_pred=outputs, sample_weight=sample_weight,
                                         training=training)

@@ -226,6 +226,52 @@ def test_sample_weights_in_features_weigh_the_loss_as_in_model_fit(tmp_path):
     assert_weights_equal(checkpoint_weights(estimator, fitted), fitted.get_weights())
 
 
+def per_example_squared_error(y_true, y_pred):
+    return tf.reduce_mean(tf.square(y_true - y_pred), axis=-1)
+
+
+def whole_batch_squared_error(y_true, y_pred):
+    return tf.reduce_mean(tf.square(y_true - y_pred))
+
+
+def regression(loss):
+    keras.utils.set_random_seed(5)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, name="out")])
+    model.compile(keras.optimizers.SGD(0.1), loss)
+    return model
+
+
+CUSTOM = {"per_example_squared_error": per_example_squared_error,
+          "whole_batch_squared_error": whole_batch_squared_error}
+
+
+def test_a_custom_per_example_loss_function_trains_as_model_fit(tmp_path):
+    x, _ = data()
+    y = x[:, :2] * 2.0
+    model = regression(per_example_squared_error)
+    with keras.saving.custom_object_scope(CUSTOM):  # clone_model compiles the copy from its config
+        fitted = copy_of(model)
+    fitted.compile(keras.optimizers.SGD(0.1), per_example_squared_error)
+    fitted.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)
+    estimator = model_to_estimator(model, model_dir=str(tmp_path), custom_objects=CUSTOM)
+    estimator.train(train_input_fn(x, y), steps=STEPS)
+    assert_weights_equal(checkpoint_weights(estimator, fitted), fitted.get_weights())
+
+
+def test_a_custom_loss_returning_one_value_per_batch_is_refused(tmp_path):
+    """Keras would divide it by the replica count on 8 cores but not on one: a silent 8x larger step."""
+    x, _ = data(16)
+    estimator = model_to_estimator(regression(whole_batch_squared_error), model_dir=str(tmp_path),
+                                   custom_objects=CUSTOM)
+    with pytest.raises(ValueError, match="returns one value for the whole batch, not one per example"):
+        estimator.train(train_input_fn(x, x[:, :2]), steps=1)
+
+
+def test_a_custom_loss_missing_from_custom_objects_is_named_at_conversion():
+    with pytest.raises(ValueError, match=r"custom_objects=\{'name': object\}"):
+        model_to_estimator(regression(per_example_squared_error))
+
+
 def test_an_uncompiled_model_is_refused():
     model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
     with pytest.raises(ValueError, match=r"compile\(\) it with a loss and an optimizer"):
