@@ -61,6 +61,13 @@ def model_fn(features, labels, mode, params):
     return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
 
 
+def image_model_fn(features, labels, mode, params):
+    """model_fn on raw uint8 images (main.py's datasets): flattened to floats first."""
+    images = tf.cast(features, tf.float32) / 255.0
+    flat = tf.reshape(images, [images.shape[0], -1])[:, :FEATURES]
+    return model_fn(flat, labels, mode, params)
+
+
 def data(n: int = 64) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.RandomState(0)
     x = rng.randn(n, FEATURES).astype("float32")
