@@ -91,6 +91,8 @@ class CallNames:
         path = keras_variable_path()
         if path is not None:
             return path
+        if requested and requested.endswith("/") and self._root and requested.startswith(self._root):
+            return clean(requested[len(self._root):])  # a full name scope, as tf.compat.v1.metrics passes
         name = clean(requested)
         scope = tf.compat.v1.get_default_graph().get_name_scope()
         if self._root and (scope + "/").startswith(self._root):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from estimators.compat.call_context import creating_optimizer_state, current_call
@@ -42,6 +43,7 @@ class StoredVariable:
     kind: str
     trainable: bool
     modes: set = field(default_factory=set)
+    initial: Any = None  # a TF1 local variable's initial value (numpy): evaluate() resets metrics to it
 
     @property
     def shape(self) -> tuple:
@@ -96,6 +98,10 @@ class VariableStore:
     def entries(self) -> list[StoredVariable]:
         return list(self._by_name.values())
 
+    def tf1_local_variables(self) -> list[StoredVariable]:
+        """The variables created in TF1's LOCAL_VARIABLES / METRIC_VARIABLES (tf.compat.v1.metrics state)."""
+        return [s for s in self._by_name.values() if s.initial is not None]
+
     def name_of(self, variable: Any) -> str | None:
         """The TF1 name of a store variable (or of the Keras variable wrapping one)."""
         variable = getattr(variable, "value", variable) if isinstance(variable, keras.Variable) else variable
@@ -147,6 +153,8 @@ class VariableStore:
         variable = self._create(next_creator, dict(kwargs, name=name))
         trainable = bool(getattr(variable, "trainable", False))
         stored = StoredVariable(name, variable, kind, trainable)
+        if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
+            stored.initial = _initial_value(variable)
         self._by_name[name] = stored
         self._names_by_id[id(variable)] = name
         return stored
@@ -209,6 +217,13 @@ class VariableStore:
                 return next_creator(**kwargs)
         finally:
             self._creating.active = False
+
+
+def _initial_value(variable: Any) -> np.ndarray:
+    """A new variable's value as created (its first replica's copy), read eagerly."""
+    first = (getattr(variable, "values", None) or [variable])[0]
+    with tf.init_scope():
+        return np.asarray(first.read_value())
 
 
 def _synchronised_state(kwargs: dict) -> dict:
