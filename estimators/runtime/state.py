@@ -47,7 +47,7 @@ class Runtime:
         self._loops: dict[tuple, tuple[Any, StepTrace]] = {}
         self._host_metrics: Callable | None = None
         self._host_values: Callable | None = None
-        self._host_empty_rows: Any = None
+        self._host_values_now: dict | None = None
         self._host_pairs: list[str] = []
         self._step_values: dict[tuple, Callable] = {}
         self.host_metric_objects: dict = {}
@@ -99,11 +99,12 @@ class Runtime:
                                            self.reset_tf1_local_variables)
         objects.update(self.host_metric_objects)
         for name in self._host_pairs:
-            objects[name] = V1MetricResult(name, self._read_host_values, self.reset_tf1_local_variables)
+            objects[name] = V1MetricResult(name, self._last_host_values, self.reset_tf1_local_variables)
         return objects
 
     def reset_tf1_local_variables(self) -> None:
         """Every TF1 local / metric variable back to its initial value (one evaluation's fresh start)."""
+        self._host_values_now = None
         with self.strategy.scope():
             for stored in self.store.tf1_local_variables():
                 reset_local_variable(stored.variable, stored.initial)
@@ -140,7 +141,9 @@ class Runtime:
         if self._host_metrics is None:
             self._host_metrics = tf.function(self._metric_fn_call)
         self._host_metrics(trace.metric_fn, rows, mask)
-        self._host_empty_rows = (trace.metric_fn, tf.nest.map_structure(lambda t: t[:0], rows))
+        if self._host_pairs:  # read here, on the host, outside the strategy's scope where metric_fn ran
+            empty = tf.nest.map_structure(lambda t: t[:0], rows)
+            self._host_values_now = self._read_host_values(trace.metric_fn, empty)
 
     def _call_metric_fn(self, metric_fn: Callable, rows: Any) -> Any:
         call = ModelFnCall(ModeKeys.EVAL, 1)
@@ -153,17 +156,19 @@ class Runtime:
         real = tf.nest.map_structure(lambda t: tf.boolean_mask(t, mask), rows)
         self.host_metric_objects, self._host_pairs = check_metrics(self._call_metric_fn(metric_fn, real))
 
-    def _read_host_values(self) -> dict:
-        """metric_fn's v1 values now: metric_fn once more on zero rows (updates add nothing)."""
-        if self._host_empty_rows is None:
-            raise ValueError("No evaluation has run metric_fn yet: there are no tf.compat.v1 metric values to read.")
+    def _read_host_values(self, metric_fn: Callable, empty_rows: Any) -> dict:
+        """metric_fn's v1 values now: metric_fn once more on zero rows (its updates add nothing)."""
         if self._host_values is None:
             def read(metric_fn, rows):
                 return pair_values(self._call_metric_fn(metric_fn, rows), self._host_pairs)
 
             self._host_values = tf.function(read, autograph=False)
-        metric_fn, rows = self._host_empty_rows
-        return {name: value.numpy() for name, value in self._host_values(metric_fn, rows).items()}
+        return {name: value.numpy() for name, value in self._host_values(metric_fn, empty_rows).items()}
+
+    def _last_host_values(self) -> dict:
+        if self._host_values_now is None:
+            raise ValueError("No evaluation has run metric_fn since the metrics were reset: no values to read.")
+        return self._host_values_now
 
     def saved_variables(self) -> dict:
         """{TF1 name: variable} of everything a checkpoint holds: global step, model and optimizer state."""
