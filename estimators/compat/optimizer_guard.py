@@ -36,18 +36,41 @@ def learning_rate_of(optimizer: Any) -> tf.Tensor:
     return tf.cast(tf.convert_to_tensor(rate), tf.float32)
 
 
+def tf_keras_rate_used(optimizer: Any) -> tf.Tensor:
+    """The learning rate a tf_keras optimizer's apply_gradients just used (read after it ran).
+
+    Legacy OptimizerV2: its schedule and `decay` at the step before `iterations` was incremented;
+    tf_keras's newer optimizer keeps the rate it used in its learning_rate variable.
+    """
+    step = tf.cast(optimizer.iterations, tf.float32) - 1.0
+    get_hyper = getattr(optimizer, "_get_hyper", None)
+    rate = get_hyper("learning_rate") if get_hyper is not None else optimizer.learning_rate
+    if callable(rate) and not isinstance(rate, tf.Variable):
+        rate = rate(step)
+    rate = tf.cast(tf.convert_to_tensor(rate), tf.float32)
+    decay = getattr(optimizer, "_initial_decay", 0.0)
+    if isinstance(decay, (int, float)) and decay > 0:
+        rate = rate / (1.0 + decay * step)
+    return rate
+
+
 def _guard_apply(original: Callable, kind: str, skipped: Callable[[Any], Any]) -> Callable:
     @functools.wraps(original)
     def apply(self, *args, **kwargs):
         call = current_call()
         if call is None:
             return original(self, *args, **kwargs)
-        if call.training:
-            call.applied(self, cross_shard=False, kind=kind, learning_rate=learning_rate_of(self))
-        else:
-            call.applied(self, cross_shard=False, kind=kind)
         if not call.training:
+            call.applied(self, cross_shard=False, kind=kind)
             return skipped(self)
+        if kind == "tf_keras":
+            # A Keras 2 optimizer creates its hyperparameter variables (`Adam/beta_1`, ...) in
+            # apply_gradients' own name scope: its rate is read after that, as the rate it used.
+            with optimizer_state(OptimizerState(self)):
+                result = original(self, *args, **kwargs)
+            call.applied(self, cross_shard=False, kind=kind, learning_rate=tf_keras_rate_used(self))
+            return result
+        call.applied(self, cross_shard=False, kind=kind, learning_rate=learning_rate_of(self))
         with optimizer_state(OptimizerState(self)):
             return original(self, *args, **kwargs)
 

@@ -20,6 +20,7 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.eager import context
 
 from estimators.compat.call_context import creating_optimizer_state, current_call
 from estimators.runtime import naming
@@ -73,8 +74,11 @@ def variable_kind(kwargs: dict) -> str:
         return LOCAL if is_keras and naming.clean(kwargs.get("name")) == "learning_rate" else OPTIMIZER
     if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
         return LOCAL
+    if naming.tf_keras_metric_owner() is not None:
+        return LOCAL
+    # Summed per-replica state is a metric's; ON_READ with MEAN is tf_keras BatchNorm's moving statistics.
     on_read = kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ
-    if on_read and kwargs.get("trainable") is False:
+    if on_read and kwargs.get("trainable") is False and kwargs.get("aggregation") == tf.VariableAggregation.SUM:
         return LOCAL
     return MODEL
 
@@ -211,9 +215,16 @@ class VariableStore:
         # The variable exists (initialised) before the trace goes on, so tf.function need not
         # lift it: without this it would trace the whole loop a second time.
         kwargs["experimental_enable_variable_lifting"] = False
+        fresh_random = callable(kwargs.get("initial_value")) and naming.keras_variable_path() is None
         self._creating.active = True
         try:
             with tf.init_scope(), tf.name_scope(""):
+                if fresh_random:
+                    # TF1 initialisers ran as graph ops, each seeded random op with its own stream: one
+                    # seeded initializer shared by several get_variable / tf.compat.v1.layers calls gave
+                    # each variable the stream's start. Eagerly, ops with equal seeds share a cached
+                    # kernel and its stream; clearing the kernel cache gives every variable a fresh one.
+                    context.context().clear_kernel_cache()
                 return next_creator(**kwargs)
         finally:
             self._creating.active = False
