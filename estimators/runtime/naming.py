@@ -92,6 +92,13 @@ def tf_keras_metric_owner() -> Any:
     return None
 
 
+def is_tf_keras_new_optimizer(owner: Any) -> bool:
+    """tf_keras's newer optimizer (tf.keras.optimizers.Adam with TF_USE_LEGACY_KERAS=1): a rate variable as Keras 3."""
+    module = sys.modules.get("tf_keras.src.optimizers.optimizer")
+    base = getattr(module, "_BaseOptimizer", None)
+    return base is not None and isinstance(owner, base)
+
+
 def clean(name: str | None) -> str:
     """A requested variable name without `:0` and trailing slashes (TF1 slot names end in `/`)."""
     name = (name or "Variable").split(":")[0].rstrip("/")

@@ -70,7 +70,7 @@ def variable_kind(kwargs: dict) -> str:
     if isinstance(owner, keras.metrics.Metric):
         return LOCAL
     if owner is not None:  # Keras 3 keeps the learning rate in a variable; TF1 kept it in the graph
-        is_keras = isinstance(owner, keras.optimizers.Optimizer)
+        is_keras = isinstance(owner, keras.optimizers.Optimizer) or naming.is_tf_keras_new_optimizer(owner)
         return LOCAL if is_keras and naming.clean(kwargs.get("name")) == "learning_rate" else OPTIMIZER
     if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
         return LOCAL
