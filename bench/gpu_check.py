@@ -6,7 +6,7 @@ for each precision and XLA setting (RunConfig(jit_compile=...)), then the seed w
 Every run is a fresh child process (`--child`), timed by bench's StepClock from the engine's
 per-loop log lines (bench.contenders.ours.LoopMarks), and reported with bench.report's tables.
 
-bfloat16 is the engine's precision setting (params["precision"]="bfloat16", as main.py's
+bfloat16 is the engine's precision setting (params["precision"]="bfloat16", the same as main.py's
 --precision: Keras' `mixed_bfloat16` policy around every model_fn call, in every replica thread).
 Under several GPUs the engine refuses jit_compile=True (see estimators/runtime/state.py); those
 runs are listed as failures with the engine's message.

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import tensorflow as tf
 
+from estimators import precision as precision_policy
 from estimators.compat.ignored_settings import log_ignored
 from estimators.distribute.tf_config import EVALUATOR, ClusterInfo, cluster_info, read_tf_config
 
@@ -210,7 +211,6 @@ _REPLACEABLE = (
     "experimental_max_worker_delay_secs", "session_creation_timeout_secs", "checkpoint_save_graph_def",
     "tpu_config", "jit_compile", "num_gpus", "precision", "save_input_position",
 )
-PRECISIONS = ("float32", "bfloat16", "float16")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,7 +223,8 @@ class RunConfig:
     Cluster properties (is_chief, task_type, ...) come from TF_CONFIG as in 2.15.
     This project's fields (keyword only): `jit_compile` compiles every replica step with XLA, as a
     TPU would; `num_gpus` picks local GPUs (None: every visible one, 0: the CPU, N: the first N);
-    `precision` is "float32", "bfloat16" (Keras mixed_bfloat16) or "float16" (Keras mixed_float16);
+    `precision` is None (not set: params["precision"], else float32), "float32" or "bfloat16" (Keras's
+    mixed_bfloat16 around every model_fn call: estimators/precision.py);
     `save_input_position` records the train stream's position in checkpoints (a resumed run replays it).
     """
 
@@ -251,7 +252,7 @@ class RunConfig:
     cluster: Any = None
     jit_compile: bool = False
     num_gpus: int | None = None
-    precision: str = "float32"
+    precision: str | None = None
     save_input_position: bool = True
 
     def __post_init__(self) -> None:
@@ -373,8 +374,7 @@ class RunConfig:
             if self.train_distribute is not None:
                 raise ValueError(f"Set either num_gpus ({self.num_gpus}) or train_distribute, not both: "
                                  "train_distribute already names the devices.")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}.")
+        precision_policy.checked(self.precision, "RunConfig(precision)")
 
     def _log_ignored(self) -> None:
         if self.session_config is not None:
@@ -394,9 +394,6 @@ class RunConfig:
                         "MultiWorkerMirroredStrategy trains synchronously.")
         if self.session_creation_timeout_secs != 7200:
             log_ignored("RunConfig(session_creation_timeout_secs=...)", "TF2 has no sessions to create.")
-        if self.precision != "float32":
-            log_ignored(f"RunConfig(precision={self.precision!r})", "the precision policy is not applied yet; "
-                        "every step runs in float32.")
 
     # -- 2.15's properties ------------------------------------------------------------------------------
     @property

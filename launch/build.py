@@ -39,6 +39,7 @@ def build_estimator(settings: Settings, model: ModelInfo) -> TPUEstimator:
         model_dir=settings.model_dir,
         master=settings.tpu if settings.use_tpu else None,
         num_gpus=settings.num_gpus,
+        precision=settings.precision,
         tf_random_seed=settings.seed,
         save_checkpoints_steps=settings.save_checkpoints_steps,
         keep_checkpoint_max=settings.keep_checkpoint_max,

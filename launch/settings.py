@@ -74,7 +74,6 @@ class Settings:
         """model_fn params: the model's defaults, overridden by the flags that were set."""
         params = dict(defaults)
         params["train_steps"] = self.train_steps
-        params["precision"] = self.precision
         for name in ("learning_rate", "lr_schedule", "warmup_steps"):
             if getattr(self, name) is not None:
                 params[name] = getattr(self, name)

@@ -1,9 +1,11 @@
-"""--num_gpus: main.py's flag -> Settings -> RunConfig(num_gpus=...) of the run's TPUEstimator."""
+"""--num_gpus and --precision: main.py's flags -> Settings -> RunConfig(num_gpus=..., precision=...) of the run's
+TPUEstimator."""
 
 import pytest
 from absl import flags
 
 import main
+from estimators import precision
 from launch.build import build_estimator
 from launch.settings import Settings
 
@@ -37,3 +39,17 @@ def test_num_gpus_with_use_tpu_is_one_clear_error():
 def test_a_negative_num_gpus_is_refused_by_the_flag():
     with pytest.raises(flags.IllegalFlagValueError):
         _settings("--num_gpus=-1")
+
+
+def test_precision_flag_reaches_the_run_config_not_params(tmp_path):
+    settings = _settings("--precision=bfloat16", f"--model_dir={tmp_path}").resolved("fashion_mnist")
+    estimator = build_estimator(settings, main.model_fns.get_model("cnn"))
+    assert estimator.config.precision == "bfloat16"
+    assert "precision" not in estimator.params
+    assert precision.resolve(estimator.config, estimator.params) == "bfloat16"
+
+
+def test_without_the_precision_flag_the_run_is_float32(tmp_path):
+    estimator = build_estimator(_settings(f"--model_dir={tmp_path}").resolved("fashion_mnist"),
+                                main.model_fns.get_model("cnn"))
+    assert precision.resolve(estimator.config, estimator.params) == "float32"
