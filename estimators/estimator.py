@@ -22,6 +22,7 @@ from estimators.checkpoint import mapping, warm_start
 from estimators.checkpoint.checkpointer import Checkpointer
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.compat.input_fn_call import call_input_fn
+from estimators.compat.random_seed import seeded_entry_point, seeded_generator
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
 from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
@@ -262,6 +263,7 @@ class Estimator:
         return int(tf.train.load_variable(latest, INPUT_POSITION))
 
     # -- train --------------------------------------------------------------------------------------
+    @seeded_entry_point
     def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None,
               max_steps: int | None = None, saving_listeners: Any = None) -> Estimator:
         """Trains until `steps` more steps, `max_steps` in all, the end of input_fn's data, or a hook's stop."""
@@ -360,6 +362,7 @@ class Estimator:
             self._warm_start_from(runtime)
 
     # -- evaluate --------------------------------------------------------------------------------------
+    @seeded_entry_point
     def evaluate(self, input_fn: Callable, steps: int | None = None, hooks: Any = None,
                  checkpoint_path: str | None = None, name: str | None = None) -> dict:
         """Exact metrics over input_fn's data (or `steps` batches), plus `loss` and `global_step`."""
@@ -437,6 +440,7 @@ class Estimator:
                         "variables.", self._model_dir)
 
     # -- predict ----------------------------------------------------------------------------------------
+    @seeded_generator
     def predict(self, input_fn: Callable, predict_keys: list[str] | None = None, hooks: Any = None,
                 checkpoint_path: str | None = None, yield_single_examples: bool = True) -> Iterator:
         """Yields model_fn's predictions for every example of input_fn's data, in input order."""
@@ -453,6 +457,7 @@ class Estimator:
                                              batch_size)
 
     # -- export --------------------------------------------------------------------------------------------
+    @seeded_entry_point
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,
                            assets_extra: dict | None = None, as_text: bool = False,
                            checkpoint_path: str | None = None, experimental_mode: str = ModeKeys.PREDICT) -> bytes:

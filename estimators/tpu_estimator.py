@@ -16,7 +16,6 @@ from typing import Any
 import tensorflow as tf
 
 from estimators.compat.ignored_settings import log_ignored
-from estimators.compat.random_seed import seeded
 from estimators.compat.tpu_context import TPUContext
 from estimators.distribute.inputs import InputDeployment, make_dataset_fn, per_replica_batch_size
 from estimators.distribute.strategy import local_strategy, num_input_hosts, resolve_strategy
@@ -29,7 +28,6 @@ _BATCH_ARGS = {ModeKeys.TRAIN: "train_batch_size", ModeKeys.EVAL: "eval_batch_si
                ModeKeys.PREDICT: "predict_batch_size"}
 _RESERVED_PARAMS = ("batch_size", "context")
 _CPU_EVAL, _TPU_EVAL = "cpu_eval", "tpu_eval"
-_END = object()
 
 
 class ExportSavedModelApiVersion(enum.Enum):
@@ -158,29 +156,6 @@ class TPUEstimator(Estimator):
                                      mode, static=True, deployment=deployment)
         return runtime.strategy.distribute_datasets_from_function(dataset_fn)
 
-    # -- entry points: seeded as 2.15 seeded each call's graph ---------------------------------------------
-    def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None, max_steps: int | None = None,
-              saving_listeners: Any = None) -> TPUEstimator:
-        with seeded(self._config.tf_random_seed):
-            return super().train(input_fn, hooks=hooks, steps=steps, max_steps=max_steps,
-                                 saving_listeners=saving_listeners)
-
-    def evaluate(self, input_fn: Callable, steps: int | None = None, hooks: Any = None,
-                 checkpoint_path: str | None = None, name: str | None = None) -> dict:
-        with seeded(self._config.tf_random_seed):
-            return super().evaluate(input_fn, steps=steps, hooks=hooks, checkpoint_path=checkpoint_path, name=name)
-
-    def predict(self, input_fn: Callable, predict_keys: list[str] | None = None, hooks: Any = None,
-                checkpoint_path: str | None = None, yield_single_examples: bool = True) -> Iterator:
-        predictions = super().predict(input_fn, predict_keys=predict_keys, hooks=hooks,
-                                      checkpoint_path=checkpoint_path, yield_single_examples=yield_single_examples)
-        with seeded(self._config.tf_random_seed):  # model_fn is traced before the first prediction
-            first = next(predictions, _END)
-        if first is _END:
-            return
-        yield first
-        yield from predictions
-
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,
                            assets_extra: dict | None = None, as_text: bool = False,
                            checkpoint_path: str | None = None, experimental_mode: str = ModeKeys.PREDICT) -> bytes:
@@ -193,7 +168,7 @@ class TPUEstimator(Estimator):
         if self._export_to_tpu:
             log_ignored("TPUEstimator(export_to_tpu=True)", "only the CPU serving graph (tag 'serve') is "
                         "exported; 2.15 also wrote a 'serve,tpu' graph. Set export_to_tpu=False to silence this.")
-        with seeded(self._config.tf_random_seed), self._export_params():
+        with self._export_params():
             return super().export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra=assets_extra,
                                               as_text=as_text, checkpoint_path=checkpoint_path,
                                               experimental_mode=experimental_mode)

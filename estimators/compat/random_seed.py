@@ -12,8 +12,10 @@ are put back afterwards, so the user's streams between calls go on as if nothing
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import keras
 import numpy as np
@@ -32,3 +34,33 @@ def seeded(seed: int | None) -> Iterator[None]:
     finally:
         random.setstate(python_state)
         np.random.set_state(numpy_state)
+
+
+def seeded_entry_point(method: Callable) -> Callable:
+    """An Estimator method run under `seeded(self.config.tf_random_seed)`, as 2.15 seeded each call's graph."""
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with seeded(self.config.tf_random_seed):
+            return method(self, *args, **kwargs)
+
+    return run
+
+
+_END = object()
+
+
+def seeded_generator(method: Callable) -> Callable:
+    """A generator method (predict) whose first item, when model_fn is traced, is made under the seed."""
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Iterator:
+        items = method(self, *args, **kwargs)
+        with seeded(self.config.tf_random_seed):
+            first = next(items, _END)
+        if first is _END:
+            return
+        yield first
+        yield from items
+
+    return run
