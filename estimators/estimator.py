@@ -137,7 +137,7 @@ class Estimator:
         if key not in self._strategies:
             configured = self._config.train_distribute if key == ModeKeys.TRAIN else self._config.eval_distribute
             self._strategies[key] = resolve_strategy(self._use_tpu, configured, self._config.cluster,
-                                                     self._config.master)
+                                                     self._config.master, num_gpus=self._config.num_gpus)
         return self._strategies[key]
 
     def _global_batch_size(self, mode: str) -> int | None:

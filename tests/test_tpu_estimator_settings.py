@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from estimators import CrossShardOptimizer, ModeKeys, RunConfig, TPUConfig, TPUEstimator, TPUEstimatorSpec
+from estimators import CrossShardOptimizer, Estimator, ModeKeys, RunConfig, TPUConfig, TPUEstimator, TPUEstimatorSpec
 from estimators.compat.ignored_settings import forget_logged
 from estimators.distribute import platform as platform_lib
 from estimators.distribute.platform import Platform
@@ -149,6 +149,14 @@ def test_num_gpus_picks_the_local_devices(tmp_path):
                                  use_tpu=False, train_batch_size=8)
         estimator.train(m.train_input_fn(x, y), max_steps=1)
     assert calls == [("one", "/device:GPU:0")]
+
+
+def test_num_gpus_picks_the_local_devices_of_a_plain_estimator_too(tmp_path):
+    calls, (x, y) = [], m.dataset(16)
+    with platform_lib.using(_platform(gpus=4, calls=calls)):
+        estimator = Estimator(m.linear_model_fn, config=RunConfig(model_dir=str(tmp_path), num_gpus=2))
+        estimator.train(lambda: m.train_input_fn(x, y)({"batch_size": 8}), max_steps=1)
+    assert calls == [("mirrored", ["/device:GPU:0", "/device:GPU:1"])]
 
 
 def test_num_gpus_picks_the_devices_of_evaluation_off_the_tpu(tmp_path):
