@@ -4,6 +4,7 @@ Training runs once, to TrainSpec.max_steps (None: to the end of the input). A sa
 evaluates after a checkpoint is saved when EvalSpec.throttle_secs have passed since the last
 evaluation (the first checkpoint always), runs the exporters, and evaluates once more at the end
 if the last checkpoint was not evaluated. Returns (last evaluation's metrics, export results).
+A TF_CONFIG 'evaluator' task trains nothing: it evaluates the trainers' new checkpoints until max_steps.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from absl import logging
 
+from estimators.distribute.tf_config import EVALUATOR
 from estimators.export.exporters import validate_exporters
 from estimators.training.hooks import Hook, SavingListener, checked_hooks
 
@@ -57,7 +59,7 @@ class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", 
 
     An evaluation follows a checkpoint save at most every `throttle_secs` seconds (tf.estimator's
     default 600; 0 evaluates every checkpoint), and one follows the end of training.
-    `start_delay_secs` only delayed remote evaluators in tf.estimator; it is kept for signatures.
+    `start_delay_secs` delays the first evaluation of a TF_CONFIG 'evaluator' task, as in tf.estimator.
     Checked when made, as tf.estimator 2.15 checked it (exporters become a tuple with distinct names).
     """
 
@@ -98,6 +100,10 @@ class _EvaluateOnSave(SavingListener):
 
     def _evaluate(self, step: int) -> None:
         self._last_time, self._last_step = time.monotonic(), step
+        self.evaluate_latest()
+
+    def evaluate_latest(self) -> None:
+        """Evaluates the latest checkpoint and runs the exporters on it."""
         estimator = self._estimator
         latest = estimator.latest_checkpoint()
         self.result = estimator.evaluate(self._spec.input_fn, steps=self._spec.steps, hooks=self._spec.hooks or None,
@@ -124,6 +130,35 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
     if not isinstance(eval_spec.throttle_secs, int | float) or eval_spec.throttle_secs < 0:
         raise ValueError(f"EvalSpec.throttle_secs must be a number >= 0, got {eval_spec.throttle_secs!r}.")
     listener = _EvaluateOnSave(estimator, eval_spec, validate_exporters(eval_spec.exporters), train_spec.max_steps)
+    if getattr(estimator.config, "task_type", None) == EVALUATOR:
+        return _continuous_evaluation(estimator, listener, train_spec.max_steps, eval_spec)
     estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps, hooks=list(train_spec.hooks) or None,
                     saving_listeners=[*train_spec.saving_listeners, listener])
     return listener.result, listener.exports
+
+
+def _continuous_evaluation(estimator: Any, listener: _EvaluateOnSave, max_steps: int | None,
+                           eval_spec: EvalSpec) -> tuple[dict | None, list]:
+    """A TF_CONFIG 'evaluator' task, as 2.15 ran it: after start_delay_secs, evaluate (and export) each new
+    checkpoint the trainers write, at most every throttle_secs, until one reaches max_steps (None: forever)."""
+    task_id = estimator.config.task_id
+    if task_id:
+        raise ValueError(f"TF_CONFIG names evaluator {task_id}; a cluster takes one evaluator, with index 0.")
+    if eval_spec.start_delay_secs:
+        logging.info("Evaluator: waiting %s s before the first evaluation (EvalSpec.start_delay_secs).",
+                     eval_spec.start_delay_secs)
+        time.sleep(eval_spec.start_delay_secs)
+    evaluated = None
+    while True:
+        started = time.monotonic()
+        latest = estimator.latest_checkpoint()
+        if latest is not None and latest != evaluated:
+            evaluated = latest
+            listener.evaluate_latest()
+            if max_steps is not None and listener.result["global_step"] >= max_steps:
+                logging.info("Evaluator: global step %d reached max_steps=%d; done.", listener.result["global_step"],
+                             max_steps)
+                return listener.result, listener.exports
+        else:
+            logging.info("Evaluator: no new checkpoint in %s yet.", estimator.model_dir)
+        time.sleep(max(eval_spec.throttle_secs - (time.monotonic() - started), 0))
