@@ -108,6 +108,23 @@ def test_seeding_leaves_the_users_python_and_numpy_random_streams_alone(tmp_path
     assert (random.random(), np.random.rand()) == expected
 
 
+def test_seeding_leaves_tensorflows_global_seed_and_op_seed_stream_alone(tmp_path):
+    tf.random.set_seed(5)
+    expected = [tf.random.uniform([2]).numpy() for _ in range(2)]
+    tf.random.set_seed(5)
+    first = tf.random.uniform([2]).numpy()
+    _initial_variables(tmp_path / "seeded", 42)
+    np.testing.assert_array_equal([first, tf.random.uniform([2]).numpy()], expected)
+
+
+def test_an_unseeded_caller_stays_unseeded_after_a_seeded_run(tmp_path):
+    from tensorflow.python.eager import context
+
+    context.context()._set_global_seed(None)  # noqa: SLF001 - the state tf.random.set_seed(None) cannot restore
+    _initial_variables(tmp_path, 42)
+    assert tf.compat.v1.get_seed(None) == (None, None)
+
+
 # -- num_shards ---------------------------------------------------------------------------------------------
 
 
