@@ -3,6 +3,7 @@ TPUEstimator."""
 
 import pytest
 from absl import flags
+from absl import logging as absl_logging
 
 import main
 from estimators import precision
@@ -13,12 +14,15 @@ FLAGS = flags.FLAGS
 
 
 def _settings(*argv: str) -> Settings:
+    """main.py's Settings for argv; absl's logger level, which parsing --verbosity sets, is put back after."""
+    level = absl_logging.get_absl_logger().level
     FLAGS.unparse_flags()
-    FLAGS(["main.py", *argv])
     try:
+        FLAGS(["main.py", *argv])
         return main.settings_from_flags()
     finally:
         FLAGS.unparse_flags()
+        absl_logging.get_absl_logger().setLevel(level)
 
 
 def test_num_gpus_flag_reaches_the_estimators_run_config(tmp_path):
