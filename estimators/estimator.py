@@ -450,7 +450,7 @@ class Estimator:
                 examples += int(result.count)
                 display.update(examples)
                 yield from split_predictions(result.rows, result.mask, predict_keys, yield_single_examples,
-                                             batch_size)
+                                             result.step_rows)
 
     # -- export --------------------------------------------------------------------------------------------
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,
