@@ -19,7 +19,7 @@ import tensorflow as tf
 from absl import logging
 
 from estimators.checkpoint import mapping, warm_start
-from estimators.checkpoint.checkpointer import Checkpointer
+from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.compat.input_fn_call import call_input_fn
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
@@ -213,14 +213,7 @@ class Estimator:
         """A given checkpoint (prefix or directory) or the latest; None when there is none."""
         if not checkpoint_path:
             return self.latest_checkpoint()
-        if tf.io.gfile.isdir(checkpoint_path):
-            found = Checkpointer(checkpoint_path, None).latest()
-            if found is None:
-                raise ValueError(f"No checkpoint found in directory {checkpoint_path!r}.")
-            return found
-        if not tf.io.gfile.exists(checkpoint_path + ".index"):
-            raise ValueError(f"No checkpoint at {checkpoint_path!r} (expected {checkpoint_path}.index).")
-        return checkpoint_path
+        return checkpoint_at(checkpoint_path, "restore")
 
     def _restore(self, path: str, variables: dict, optional: tuple = ()) -> None:
         stored = self._checkpointer.contents(path)
