@@ -19,12 +19,12 @@ import tensorflow as tf
 from absl import logging
 
 from estimators.checkpoint import mapping, warm_start
-from estimators.checkpoint.checkpointer import Checkpointer
+from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.compat.input_fn_call import call_input_fn
 from estimators.compat.random_seed import seeded_entry_point, seeded_generator
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
-from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
+from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 from estimators.runtime.collection import paused_collection
@@ -136,8 +136,16 @@ class Estimator:
         key = ModeKeys.TRAIN if mode == ModeKeys.TRAIN or self._config.eval_distribute is None else ModeKeys.EVAL
         if key not in self._strategies:
             configured = self._config.train_distribute if key == ModeKeys.TRAIN else self._config.eval_distribute
-            self._strategies[key] = resolve_strategy(self._use_tpu, configured, self._config.cluster,
-                                                     self._config.master, num_gpus=self._config.num_gpus)
+            strategy = resolve_strategy(self._use_tpu, configured, self._config.cluster, self._config.master,
+                                        num_gpus=self._config.num_gpus)
+            if not self._static_shapes and is_tpu_strategy(strategy):
+                raise ValueError(
+                    "A plain Estimator cannot run on a TPUStrategy: its input_fn batches the global batch, which "
+                    "tf.distribute may split unevenly (dynamic shapes a TPU recompiles or rejects). Use "
+                    "estimators.TPUEstimator(..., use_tpu=True, train_batch_size=...), whose input_fn gets "
+                    "params['batch_size'] per core."
+                )
+            self._strategies[key] = strategy
         return self._strategies[key]
 
     def _global_batch_size(self, mode: str) -> int | None:
@@ -207,14 +215,7 @@ class Estimator:
         """A given checkpoint (prefix or directory) or the latest; None when there is none."""
         if not checkpoint_path:
             return self.latest_checkpoint()
-        if tf.io.gfile.isdir(checkpoint_path):
-            found = Checkpointer(checkpoint_path, None).latest()
-            if found is None:
-                raise ValueError(f"No checkpoint found in directory {checkpoint_path!r}.")
-            return found
-        if not tf.io.gfile.exists(checkpoint_path + ".index"):
-            raise ValueError(f"No checkpoint at {checkpoint_path!r} (expected {checkpoint_path}.index).")
-        return checkpoint_path
+        return checkpoint_at(checkpoint_path, "restore")
 
     def _restore(self, path: str, variables: dict, optional: tuple = ()) -> None:
         stored = self._checkpointer.contents(path)
@@ -454,7 +455,7 @@ class Estimator:
                 examples += int(result.count)
                 display.update(examples)
                 yield from split_predictions(result.rows, result.mask, predict_keys, yield_single_examples,
-                                             batch_size)
+                                             result.step_rows)
 
     # -- export --------------------------------------------------------------------------------------------
     @seeded_entry_point

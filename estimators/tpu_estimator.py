@@ -135,8 +135,12 @@ class TPUEstimator(Estimator):
         batch per call (PER_SHARD_V1), or one per-replica batch per local replica (PER_HOST_V2)."""
         if self._config.tpu_config.per_host_input_for_training != InputPipelineConfig.PER_HOST_V2:
             return 1
+        extended = runtime.strategy.extended
+        per_host = getattr(extended, "num_replicas_per_host", None)  # TPUStrategy: worker_devices spans all hosts
+        if per_host:
+            return int(per_host)
         try:
-            return len(runtime.strategy.extended.worker_devices)
+            return len(extended.worker_devices)  # Mirrored / MultiWorkerMirrored: this worker's devices
         except RuntimeError:  # the default strategy: one replica
             return 1
 

@@ -130,6 +130,18 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     return stream.concatenate(tf.data.Dataset.from_tensors((padding, tf.zeros([padding_rows], tf.bool))).repeat())
 
 
+def whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:
+    """A finite train stream cut to whole steps of the pipeline's `replicas` (consecutive batches form a step).
+
+    As on TPUEstimator's infeed, a step that not every replica has a batch for is not run: left in,
+    tf.distribute would hand the idle replicas empty batches (a NaN loss, NaN BatchNorm statistics)
+    and give model_fn an unknown batch size inside compiled loops.
+    """
+    if replicas <= 1 or dataset.cardinality() == tf.data.INFINITE_CARDINALITY:
+        return dataset
+    return dataset.batch(replicas, drop_remainder=True).unbatch()
+
+
 def split_host_batches(dataset: tf.data.Dataset, per_replica: int, replicas: int) -> tf.data.Dataset:
     """Each host batch as `replicas` consecutive per-replica batches: rows [k*b, (k+1)*b) go to the host's k-th replica.
 
@@ -246,7 +258,7 @@ def make_dataset_fn(input_fn: Callable, params: dict, config: Any, global_batch:
             dataset = split_host_batches(call(deployment.context(input_context), per_replica * per_host),
                                          per_replica, per_host)
         if mode == ModeKeys.TRAIN:
-            return dataset
+            return whole_steps(dataset, per_host)
         return masked_stream(dataset, per_replica, static, split_partial=mode == ModeKeys.EVAL)
 
     return dataset_fn
