@@ -39,7 +39,7 @@ from estimators.training.progress import CheckpointSchedule, ProgressReport
 from estimators.training.progress_display import ProgressDisplay
 from estimators.training.step_summaries import StepSummaries
 from estimators.training.summaries import SummaryWriters
-from estimators.training.train_input import TrainInput
+from estimators.training.train_input import StartingOverAtItsEnd, TrainInput
 
 INPUT_POSITION = "estimators/input_position"  # train-stream steps taken, saved with every checkpoint
 
@@ -289,10 +289,11 @@ class Estimator:
         with display, lock as held, paused_collection(collect_first=True), runtime.strategy.scope(), \
                 stopping_on_signals(self._stop):
             per_step = self._input_elements_per_step(runtime)
-            iterator = self._train_input.iterator(
-                input_fn, lambda at: iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step),
-                                                                    ModeKeys.TRAIN)),
-                resume_at=self._resume_position(latest))
+
+            def make(at: int):
+                return iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step), ModeKeys.TRAIN))
+
+            iterator = self._train_input.iterator(input_fn, make, resume_at=self._resume_position(latest))
             if summaries is not None:
                 summaries.starting_at(start)
             loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries)
@@ -301,14 +302,16 @@ class Estimator:
             loop.trace(iterator)
             display.compiled(time.monotonic() - compile_started)
             self._restore_for_training(runtime, latest)
-            plan = self._train_plan(runtime, loop, trace, iterator, start, target, hooks, listeners,
+            run_loop = StartingOverAtItsEnd(loop, iterator, self._train_input, input_fn, make,
+                                            stopping=lambda: self._stop.signal_name is not None)
+            plan = self._train_plan(runtime, run_loop, trace, start, target, hooks, listeners,
                                     held if chief else None, display)
             result = TrainController(plan).run()
         if result.stopped_by == SIGNAL:
             raise TrainingInterrupted(self._stop.signal_name or "a signal", result.step, result.checkpoint)
         return self
 
-    def _train_plan(self, runtime: Runtime, loop, trace, iterator, start: int, target: float, hooks: list,
+    def _train_plan(self, runtime: Runtime, run_loop: Callable, trace, start: int, target: float, hooks: list,
                     listeners: list, lock: ModelDirLock | None, display: ProgressDisplay) -> TrainPlan:
         config = self._config
         global_batch = self._global_batch_size(ModeKeys.TRAIN)
@@ -331,7 +334,7 @@ class Estimator:
 
         schedule = CheckpointSchedule(start, config.save_checkpoints_steps, config.checkpoint_every_secs)
         return TrainPlan(
-            run_loop=lambda n: loop(iterator, n),
+            run_loop=run_loop,
             start=start,
             target=target,
             iterations=IterationsPerLoop(config.tpu_config.iterations_per_loop),
