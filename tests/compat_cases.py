@@ -61,7 +61,7 @@ def checkpoint_values(model_dir: str) -> dict[str, list]:
     return {name: np.asarray(tf.train.load_variable(path, name)).tolist() for name, _ in tf.train.list_variables(path)}
 
 
-def _tpu_estimator(api: Any, model_fn, model_dir: str, iterations: int = 3, params: dict | None = None,
+def tpu_estimator(api: Any, model_fn, model_dir: str, iterations: int = 3, params: dict | None = None,
                    batch: int = BATCH, **config):
     run_config = api.RunConfig(model_dir=model_dir, save_checkpoints_steps=1000,
                                tpu_config=api.TPUConfig(iterations_per_loop=iterations), **config)
@@ -126,7 +126,7 @@ def optimizer_model_fn(api: Any, optimizer: str, cross_shard: bool):
 def run_optimizer(api: Any, model_dir: str, optimizer: str, cross_shard: bool = False, **config) -> dict:
     """OPTIMIZER_STEPS steps of global batch 16 (iterations_per_loop 3); returns the checkpoint's values."""
     x, y = classification_data(OPTIMIZER_ROWS)
-    estimator = _tpu_estimator(api, optimizer_model_fn(api, optimizer, cross_shard), model_dir, **config)
+    estimator = tpu_estimator(api, optimizer_model_fn(api, optimizer, cross_shard), model_dir, **config)
     estimator.train(repeated_input_fn(x, y), max_steps=OPTIMIZER_STEPS)
     return checkpoint_values(model_dir)
 
@@ -202,7 +202,7 @@ def schedule_model_fn(api: Any, schedule: str, step_update: str):
 def run_schedule(api: Any, model_dir: str, schedule: str, step_update: str, iterations: int) -> dict:
     """Trains SCHEDULE_STEPS steps; returns the recorded rates, steps seen, w and the global step."""
     ones = np.ones([64, 1], np.float32)
-    estimator = _tpu_estimator(api, schedule_model_fn(api, schedule, step_update), model_dir, iterations,
+    estimator = tpu_estimator(api, schedule_model_fn(api, schedule, step_update), model_dir, iterations,
                                batch=4)
     estimator.train(repeated_input_fn(ones, np.zeros([64], np.int32)), max_steps=SCHEDULE_STEPS)
     values = checkpoint_values(model_dir)
@@ -229,7 +229,7 @@ def global_step_probe_model_fn(api: Any):
 def run_global_step_probe(api: Any, model_dir: str) -> dict:
     """3 steps, then predict 40 rows (3 batches) and evaluate: the global step model_fn saw in PREDICT."""
     x, y = classification_data(64)
-    estimator = _tpu_estimator(api, global_step_probe_model_fn(api), model_dir)
+    estimator = tpu_estimator(api, global_step_probe_model_fn(api), model_dir)
     estimator.train(repeated_input_fn(x, y), max_steps=3)
     steps = [int(p["global_step"]) for p in estimator.predict(one_pass_input_fn(x[:40]))]
     evaluation = estimator.evaluate(one_pass_input_fn(x[:40], y[:40]))
@@ -274,7 +274,7 @@ def run_every_mode_train_op(api: Any, model_dir: str, update: str, **config) -> 
     """train 3, evaluate, predict, evaluate, train to 6, evaluate; the numbers and the final checkpoint."""
     x, y = classification_data(GUARD_TRAIN_ROWS)
     ex, ey = classification_data(GUARD_EVAL_ROWS, seed=1)
-    estimator = _tpu_estimator(api, every_mode_train_op_model_fn(api, update), model_dir, **config)
+    estimator = tpu_estimator(api, every_mode_train_op_model_fn(api, update), model_dir, **config)
     estimator.train(repeated_input_fn(x, y), max_steps=3)
     first = estimator.evaluate(one_pass_input_fn(ex, ey))
     logits = [p["logits"].tolist() for p in estimator.predict(one_pass_input_fn(ex))]
@@ -318,7 +318,7 @@ def stream_model_fn(api: Any, spec: str = "tpu"):
 def run_epochs(api: Any, model_dir: str, rounds: int = 3) -> list[dict]:
     """train() (a one-pass input_fn) then evaluate(), `rounds` times (TPUEstimator)."""
     x, y = stream_data()
-    estimator = _tpu_estimator(api, stream_model_fn(api), model_dir, batch=STREAM_BATCH)
+    estimator = tpu_estimator(api, stream_model_fn(api), model_dir, batch=STREAM_BATCH)
     results = []
     for _ in range(rounds):
         estimator.train(one_pass_input_fn(x, y, drop_remainder=True))
@@ -372,7 +372,7 @@ def run_features_only(api: Any, model_dir: str, estimator: str, as_dict: bool) -
     x, _ = classification_data(48)
     data = {"x": x} if as_dict else x
     if estimator == "tpu":
-        est = _tpu_estimator(api, features_only_model_fn(api), model_dir)
+        est = tpu_estimator(api, features_only_model_fn(api), model_dir)
     else:
         est = _estimator(api, features_only_model_fn(api, spec="estimator"), model_dir)
     est.train(repeated_input_fn(data), max_steps=5)
@@ -397,7 +397,7 @@ def loss_shape_model_fn(api: Any, shape: list[int]):
 
 def run_loss_shape(api: Any, model_dir: str, shape: list[int]) -> dict:
     x, y = classification_data(64)
-    estimator = _tpu_estimator(api, loss_shape_model_fn(api, shape), model_dir)
+    estimator = tpu_estimator(api, loss_shape_model_fn(api, shape), model_dir)
     estimator.train(repeated_input_fn(x, y), max_steps=4)
     evaluation = estimator.evaluate(one_pass_input_fn(x, y))
     return {"loss": float(evaluation["loss"]), "checkpoint": checkpoint_values(model_dir)}
@@ -458,7 +458,7 @@ def run_collections(api: Any, model_dir: str, **config) -> dict:
     """5 steps of global batch 16, then evaluate; what model_fn saw, the checkpoint and the eval loss."""
     x, y = classification_data(80)
     seen: list = []
-    estimator = _tpu_estimator(api, collections_model_fn(api, seen), model_dir, **config)
+    estimator = tpu_estimator(api, collections_model_fn(api, seen), model_dir, **config)
     estimator.train(repeated_input_fn(x, y), max_steps=5)
     evaluation = estimator.evaluate(one_pass_input_fn(x, y))
     distinct = []
@@ -573,7 +573,7 @@ def run_input_fn_args(api: Any, model_dir: str, estimator: str) -> list[dict]:
     record: list = []
     stage = [""]
     if estimator == "tpu":
-        est = _tpu_estimator(api, input_fn_args_model_fn(api), model_dir, params={"user": "kept"})
+        est = tpu_estimator(api, input_fn_args_model_fn(api), model_dir, params={"user": "kept"})
         variants = [v for v in INPUT_FN_VARIANTS if v not in NEEDS_NO_PARAMS]
     else:
         run_config = api.RunConfig(model_dir=model_dir, save_checkpoints_steps=1000)
@@ -607,7 +607,7 @@ def run_mode_selected_input(api: Any, model_dir: str, estimator: str) -> dict:
     x, y = classification_data(64)
     test_x, test_y = classification_data(32, seed=5)
     model_fn = input_fn_args_model_fn(api, spec=estimator)
-    est = _tpu_estimator(api, model_fn, model_dir) if estimator == "tpu" else _estimator(api, model_fn, model_dir)
+    est = tpu_estimator(api, model_fn, model_dir) if estimator == "tpu" else _estimator(api, model_fn, model_dir)
     input_fn = mode_selected_input_fn(x, y, test_x, test_y)
     est.train(input_fn, max_steps=4)
     evaluation = est.evaluate(input_fn)
@@ -639,7 +639,7 @@ def run_model_fn_params(api: Any, model_dir: str, estimator: str) -> dict:
     record: list = []
     user_params = {"user": "kept", "learning_rate": 0.5}
     if estimator == "tpu":
-        est = _tpu_estimator(api, params_probe_model_fn(api, record), model_dir, params=user_params)
+        est = tpu_estimator(api, params_probe_model_fn(api, record), model_dir, params=user_params)
     else:
         user_params["batch_size"] = 8
         run_config = api.RunConfig(model_dir=model_dir, save_checkpoints_steps=1000)

@@ -41,7 +41,7 @@ def test_input_fn_choosing_its_data_by_mode_trains_on_the_training_set(tmp_path,
 
 
 def test_tpu_estimator_input_fn_without_params_is_refused_as_2_15_did(tmp_path):
-    estimator = cases._tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path))
+    estimator = cases.tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path))
     with pytest.raises(ValueError, match="params"):
         estimator.train(lambda mode: tf.data.Dataset.from_tensors((np.zeros([16, 3], np.float32),)), max_steps=1)
 
@@ -50,6 +50,6 @@ def test_input_fn_with_an_argument_no_estimator_fills_is_named_in_the_error(tmp_
     def input_fn(params, data_dir):
         raise AssertionError("never called")
 
-    estimator = cases._tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path))
+    estimator = cases.tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path))
     with pytest.raises(ValueError, match="data_dir"):
         estimator.train(input_fn, max_steps=1)

@@ -14,7 +14,7 @@ E = cases.STREAM_BATCHES
 
 
 def _estimator(model_dir):
-    return cases._tpu_estimator(OURS, cases.stream_model_fn(OURS), str(model_dir), batch=cases.STREAM_BATCH)
+    return cases.tpu_estimator(OURS, cases.stream_model_fn(OURS), str(model_dir), batch=cases.STREAM_BATCH)
 
 
 def _one_pass():

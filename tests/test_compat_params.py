@@ -50,7 +50,7 @@ def test_input_fn_params_context_is_its_pipelines_input_context_on_eight_replica
         x, y = cases.classification_data(32)
         return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(params["batch_size"], drop_remainder=True)
 
-    estimator = cases._tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path),
+    estimator = cases.tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path),
                                      train_distribute=eight_replicas)
     estimator.train(input_fn, max_steps=1)
     assert seen == [{"batch_size": 2, "same_object": True, "num_replicas_in_sync": 8, "num_input_pipelines": 1,
@@ -60,4 +60,4 @@ def test_input_fn_params_context_is_its_pipelines_input_context_on_eight_replica
 @pytest.mark.parametrize("key", ["batch_size", "context"])
 def test_tpu_estimator_refuses_params_holding_a_key_it_sets_as_2_15(tmp_path, key):
     with pytest.raises(ValueError, match=key):
-        cases._tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path), params={key: 1})
+        cases.tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path), params={key: 1})

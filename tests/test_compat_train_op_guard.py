@@ -63,9 +63,9 @@ def test_optimizer_state_is_not_required_to_evaluate(tmp_path):
     # Adam's slots must be neither created nor looked for in the checkpoint.
     x, y = cases.classification_data(cases.GUARD_TRAIN_ROWS)
     ex, ey = cases.classification_data(cases.GUARD_EVAL_ROWS, seed=1)
-    trainer = cases._tpu_estimator(OURS, cases.every_mode_train_op_model_fn(OURS, "gradient_descent"), str(tmp_path))
+    trainer = cases.tpu_estimator(OURS, cases.every_mode_train_op_model_fn(OURS, "gradient_descent"), str(tmp_path))
     trainer.train(cases.repeated_input_fn(x, y), max_steps=3)
-    evaluator = cases._tpu_estimator(OURS, cases.every_mode_train_op_model_fn(OURS, "adam"), str(tmp_path))
+    evaluator = cases.tpu_estimator(OURS, cases.every_mode_train_op_model_fn(OURS, "adam"), str(tmp_path))
     result = evaluator.evaluate(cases.one_pass_input_fn(ex, ey))
     expected = REFERENCE["every_mode_train_op"]["gradient_descent"]
     assert result["loss"] == pytest.approx(expected["evaluations"][0]["loss"], rel=RTOL)
