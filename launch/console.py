@@ -87,9 +87,9 @@ def quiet_tensorflow_startup(argv: Sequence[str]) -> None:
 
 def require_tensorflow() -> None:
     """Exits with one line (status 1) naming the fix when TensorFlow is missing or too old."""
-    from estimators._tf_check import require_tensorflow as check
-
     try:
+        from estimators._tf_check import require_tensorflow as check  # the package's __init__ checks too
+
         check()
     except ImportError as err:
         sys.exit(f"error: {err}")

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,7 +66,13 @@ def main() -> None:
     os.chdir(ROOT)
     import main as cli
 
-    results = [_run_one(cli.run_cli, argv) for argv in runs]
+    log = os.environ.get("CLI_BATCH_LOG")  # where to say which run is going on (a hang is findable)
+    results = []
+    for argv in runs:
+        if log:
+            with open(log, "a") as f:
+                f.write(f"{time.strftime('%H:%M:%S')} {' '.join(argv)}\n")
+        results.append(_run_one(cli.run_cli, argv))
     with open(results_path, "w") as f:
         json.dump(results, f)
 
