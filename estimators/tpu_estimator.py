@@ -116,16 +116,18 @@ class TPUEstimator(Estimator):
 
     # -- params and input ---------------------------------------------------------------------------------
     def _params_for_model_fn(self, params: dict, batch_size: int | None) -> dict:
-        """model_fn's params: per-replica 'batch_size', 'use_tpu' (this call runs on a TPU) and 'context'.
+        """model_fn's params: per-replica 'batch_size', 'use_tpu' (this call runs on a TPU) and, on a TPU, 'context'.
 
         Called inside the replica function, so the current strategy is the one running model_fn;
         evaluation with eval_on_tpu=False is the one call off the TPU that use_tpu=True makes.
         """
         strategy = tf.distribute.get_strategy()
         on_cpu = not self._use_tpu or strategy is self._strategies.get(_CPU_EVAL)
-        context = TPUContext(num_replicas=strategy.num_replicas_in_sync, num_hosts=num_input_hosts(strategy),
-                             running_on_cpu=on_cpu, from_input_fn=False)
-        params = dict(params, use_tpu=not on_cpu, context=context)
+        params = dict(params, use_tpu=not on_cpu)
+        if not on_cpu:  # 2.15 gave model_fn params['context'] only on the TPU (tpu_estimator.py _call_model_fn)
+            params["context"] = TPUContext(num_replicas=strategy.num_replicas_in_sync,
+                                           num_hosts=num_input_hosts(strategy), running_on_cpu=False,
+                                           from_input_fn=False)
         if batch_size is not None:
             params["batch_size"] = batch_size
         return params

@@ -34,7 +34,9 @@ def test_tpu_estimator_with_use_tpu_tells_model_fn_use_tpu_true_and_the_per_repl
                                   train_batch_size=16, params={"user": "kept"})
     x, y = cases.classification_data(32)
     estimator.train(cases.repeated_input_fn(x, y), max_steps=1)
-    assert record and all(entry["params"] == {"batch_size": 2, "use_tpu": True, "user": "kept"} for entry in record)
+    # On the TPU 2.15 also gave model_fn params['context'] (a TPUContext; tpu_estimator.py _call_model_fn).
+    assert record and all(entry["params"] == {"batch_size": 2, "context": "TPUContext", "use_tpu": True,
+                                              "user": "kept"} for entry in record)
 
 
 def test_input_fn_params_context_is_its_pipelines_input_context_on_eight_replicas(tmp_path, eight_replicas):
@@ -53,7 +55,9 @@ def test_input_fn_params_context_is_its_pipelines_input_context_on_eight_replica
     estimator = cases.tpu_estimator(OURS, cases.input_fn_args_model_fn(OURS), str(tmp_path),
                                      train_distribute=eight_replicas)
     estimator.train(input_fn, max_steps=1)
-    assert seen == [{"batch_size": 2, "same_object": True, "num_replicas_in_sync": 8, "num_input_pipelines": 1,
+    # Off the TPU (use_tpu=False) 2.15 gave input_fn the global batch (tpu_context.py batch_size_for_input_fn),
+    # which the engine splits over the replicas as PER_HOST_V1 does.
+    assert seen == [{"batch_size": 16, "same_object": True, "num_replicas_in_sync": 8, "num_input_pipelines": 1,
                      "input_pipeline_id": 0, "per_replica_of_16": 2}]
 
 
