@@ -27,8 +27,9 @@ def test_estimator_input_fns_receive_what_2_15_passed(tmp_path):
 
 def test_tpu_estimator_input_fns_receive_what_2_15_passed(tmp_path):
     ours = cases.run_input_fn_args(OURS, str(tmp_path), "tpu")
-    # TPUEstimator's params also carry this pipeline's InputContext as params['context'] (2.15 did on a TPU).
-    assert all(r["params"]["context"] == "InputContext" for r in ours)
+    # TPUEstimator's params also carry params['context']: a TPUContext (2.15's type), which is also this
+    # pipeline's tf.distribute.InputContext.
+    assert all(r["params"]["context"] == "TPUContext" for r in ours)
     assert [_without(r, "context") for r in ours] == REFERENCE["input_fn_args"]["tpu"]
 
 
