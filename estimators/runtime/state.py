@@ -9,6 +9,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.compat import write_guard
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
 from estimators.compat.metrics import V1MetricResult, pair_values, reset_local_variable
@@ -34,6 +35,7 @@ class Runtime:
                 0, dtype=tf.int64, trainable=False, name=GLOBAL_STEP,
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
             )
+        write_guard.mark_saved(self.global_step)  # a hand-written gs.assign_add(1) runs in TRAIN only
         self.store = VariableStore(self.global_step)
         jit_compile = bool(getattr(config, "jit_compile", False)) and not is_tpu_strategy(strategy)
         if jit_compile and self.num_replicas > 1:

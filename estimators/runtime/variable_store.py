@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import context
 
+from estimators.compat import write_guard
 from estimators.compat.call_context import creating_optimizer_state, current_call
 from estimators.runtime import naming
 
@@ -157,6 +158,8 @@ class VariableStore:
         variable = self._create(next_creator, dict(kwargs, name=name))
         trainable = bool(getattr(variable, "trainable", False))
         stored = StoredVariable(name, variable, kind, trainable)
+        if kind != LOCAL:
+            write_guard.mark_saved(variable)  # only TRAIN's model_fn calls may write it
         if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
             stored.initial = _initial_value(variable)
         self._by_name[name] = stored
