@@ -12,13 +12,13 @@ import tensorflow as tf
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
 from estimators.compat.metrics import V1MetricResult, pair_values, reset_local_variable
-from estimators.distribute.strategy import is_tpu_strategy, spans_workers
+from estimators.distribute.strategy import is_chief, is_tpu_strategy, spans_workers
 from estimators.mode_keys import ModeKeys
 from estimators.runtime import naming
 from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
 from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
 from estimators.training.iterations import IterationsPerLoop
-from estimators.training.loops import InferenceLoop, TrainLoop
+from estimators.training.loops import HostCall, InferenceLoop, TrainLoop
 from estimators.training.step_summaries import StepSummaries
 
 
@@ -46,6 +46,7 @@ class Runtime:
                                   self.store.creator_scope, jit_compile=jit_compile,
                                   params_for_model_fn=params_for_model_fn)
         self._single_step = IterationsPerLoop(config.tpu_config.iterations_per_loop).single_step
+        self._host_call_every = getattr(config.tpu_config, "experimental_host_call_every_n_steps", 1)
         self._loops: dict[tuple, tuple[Any, StepTrace]] = {}
         self._host_metrics: Callable | None = None
         self._host_values: Callable | None = None
@@ -68,8 +69,10 @@ class Runtime:
         key = (ModeKeys.TRAIN, batch_size)
         if key not in self._loops:
             step, trace = self.steps.train(batch_size)
+            calls = HostCall(lambda: trace.host_call_fn, self.global_step, here=is_chief(self.strategy),
+                             every=self._host_call_every)
             loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop,
-                             summaries, has_optimizer=lambda: bool(trace.optimizers))
+                             summaries, has_optimizer=lambda: bool(trace.optimizers), host_call=calls)
             self._loops[key] = (loop, trace)
         return self._loops[key]
 

@@ -37,6 +37,7 @@ class StepTrace:
     optimizers: list = field(default_factory=list)
     training_hooks: list = field(default_factory=list)  # the spec's training_hooks
     chief_hooks: list = field(default_factory=list)  # its training_chief_hooks (run by the chief only)
+    host_call_fn: Callable | None = None  # TPUEstimatorSpec.host_call's function (train)
 
 
 class TrainOutputs(NamedTuple):
@@ -44,6 +45,7 @@ class TrainOutputs(NamedTuple):
 
     loss: tf.Tensor
     learning_rate: tf.Tensor
+    host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors (list or dict), for the host function
 
 
 class InferenceOutputs(NamedTuple):
@@ -116,8 +118,13 @@ class ModelFnSteps:
                 loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             with tf.control_dependencies([loss]):
                 advanced = self._global_step.assign(before + 1)
-            with tf.control_dependencies([advanced]):
-                return TrainOutputs(tf.identity(loss), learning_rate)
+            host_tensors = ()
+            if isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
+                trace.host_call_fn, host_tensors = spec.host_call
+                host_tensors = host_tensors if isinstance(host_tensors, dict) else tuple(host_tensors)
+            with tf.control_dependencies([advanced]):  # as TPUEstimator's outfeed: after the step's updates
+                host_tensors = tf.nest.map_structure(tf.identity, host_tensors)
+                return TrainOutputs(tf.identity(loss), learning_rate, host_tensors)
 
         return self._compiled(step), trace
 

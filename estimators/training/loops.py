@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 import tensorflow as tf
 
 from estimators.distribute.strategy import spans_workers
+from estimators.training import host_call
 from estimators.training.step_summaries import StepSummaries
 
 _SUM = tf.distribute.ReduceOp.SUM
@@ -62,6 +64,44 @@ def _gather(strategy: tf.distribute.Strategy, per_replica: Any) -> Any:
     return tf.nest.map_structure(gather, per_replica)
 
 
+@dataclass
+class HostCall:
+    """Runs TPUEstimatorSpec.host_call after train steps: the gathered tensors to its function on the host.
+
+    `fn` is read after the step is traced (model_fn returns it); `here` is False on workers that only
+    take part in the gather (the chief calls the function); `every` is TPUConfig's
+    experimental_host_call_every_n_steps, counted within each loop from its first step, as in 2.15.
+    """
+
+    fn: Callable[[], Callable | None]
+    global_step: tf.Variable
+    here: bool = True
+    every: int = 1
+    writers: dict = field(default_factory=dict)  # file writers the function made, kept alive
+
+    def flush(self) -> None:
+        """Writes out what the function's own writers hold (after every loop, as 2.15 did at the end of train)."""
+        for writer in self.writers.values():
+            writer.flush()
+
+    def after_step(self, strategy: tf.distribute.Strategy, tensors: Any, index: tf.Tensor) -> None:
+        fn = self.fn()
+        if fn is None:
+            return
+        gathered = host_call.gather(strategy, tensors)
+        if not self.here:
+            return
+        if self.every == 1:
+            host_call.call(fn, gathered, self.global_step, self.writers)
+            return
+
+        def call_now():
+            host_call.call(fn, gathered, self.global_step, self.writers)
+            return tf.constant(0)
+
+        tf.cond(tf.equal(index % self.every, 0), call_now, lambda: tf.constant(0))
+
+
 class TrainLoop:
     """Up to `iterations` train steps per call; one step per call without a loop when single_step.
 
@@ -73,10 +113,10 @@ class TrainLoop:
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
                  single_step: bool, stop: tf.Variable, summaries: StepSummaries | None = None,
-                 has_optimizer: Callable[[], bool] = lambda: True):
+                 has_optimizer: Callable[[], bool] = lambda: True, host_call: HostCall | None = None):
         recording = summaries.recording if summaries is not None else contextlib.nullcontext
 
-        def run(element):
+        def run(element, index):
             with recording():
                 with step_scope():
                     outputs = strategy.run(step, args=(element,))
@@ -86,6 +126,8 @@ class TrainLoop:
                     summaries.scalar("loss", loss)
                     if has_optimizer():
                         summaries.scalar("learning_rate", learning_rate)
+                if host_call is not None:
+                    host_call.after_step(strategy, outputs.host_call, index)
             return loss, learning_rate
 
         @tf.function
@@ -97,17 +139,18 @@ class TrainLoop:
                 element = iterator.get_next_as_optional()
                 if not element.has_value():
                     break
-                loss, learning_rate = run(element.get_value())
+                loss, learning_rate = run(element.get_value(), done)
                 done += 1
             return done, loss, learning_rate
 
         @tf.function
         def one_step(iterator):
-            loss, learning_rate = run(next(iterator))
+            loss, learning_rate = run(next(iterator), tf.constant(0))
             return tf.constant(1), loss, learning_rate
 
         self._single = single_step
         self._function = one_step if single_step else loop
+        self._host_call = host_call
 
     def trace(self, iterator) -> None:
         """Compiles the loop for this iterator now (a shorter last loop reuses it: iterations is a tensor)."""
@@ -127,6 +170,8 @@ class TrainLoop:
                 return TrainLoopResult(0, float("nan"), 0.0)
         else:
             done, loss, rate = self._function(iterator, tf.constant(iterations))
+        if self._host_call is not None:
+            self._host_call.flush()
         return TrainLoopResult(int(done), float(loss), float(rate))
 
 
