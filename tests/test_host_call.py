@@ -123,3 +123,10 @@ def test_host_call_must_be_a_function_and_tensors():
         from estimators.specs import validate_spec
         validate_spec(TPUEstimatorSpec(ModeKeys.PREDICT, predictions=tf.constant([1]), host_call=print),
                       ModeKeys.PREDICT)
+
+
+def test_a_host_call_outside_training_is_refused_not_ignored():
+    from estimators.specs import validate_spec
+    spec = TPUEstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), host_call=(lambda x: None, [tf.constant([1])]))
+    with pytest.raises(ValueError, match="host_call is run in training only"):
+        validate_spec(spec, ModeKeys.EVAL)
