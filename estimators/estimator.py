@@ -35,6 +35,7 @@ from estimators.training import eval_summaries
 from estimators.training.controller import SIGNAL, TrainController, TrainPlan
 from estimators.training.hooks import Hook, SavingListener, checked_hooks
 from estimators.training.iterations import IterationsPerLoop
+from estimators.training.logging_hook import fetch_names
 from estimators.training.loops import InferenceLoopResult
 from estimators.training.preemption import StopRequest, TrainingInterrupted, stopping_on_signals
 from estimators.training.progress import CheckpointSchedule, ProgressReport
@@ -297,11 +298,12 @@ class Estimator:
                 resume_at=self._resume_position(latest))
             if summaries is not None:
                 summaries.starting_at(start)
-            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries)
+            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries, fetch_names(hooks))
             display.compiling()
             compile_started = time.monotonic()
             loop.trace(iterator)
             display.compiled(time.monotonic() - compile_started)
+            loop.fetches.attach(hooks, [*trace.training_hooks, *trace.chief_hooks])
             self._restore_for_training(runtime, latest)
             plan = self._train_plan(runtime, loop, trace, iterator, start, target, hooks, listeners,
                                     held if chief else None, display)

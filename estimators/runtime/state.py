@@ -18,6 +18,7 @@ from estimators.runtime import naming
 from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
 from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
 from estimators.training.iterations import IterationsPerLoop
+from estimators.training.logging_hook import StepFetches
 from estimators.training.loops import HostCall, InferenceLoop, TrainLoop
 from estimators.training.step_summaries import StepSummaries
 
@@ -63,16 +64,18 @@ class Runtime:
         with self.store.creator_scope(mode), self.strategy._scale_loss_for_estimator_enabled():  # noqa: SLF001
             yield
 
-    def train_loop(self, batch_size: int | None, stop: tf.Variable,
-                   summaries: StepSummaries | None = None) -> tuple[TrainLoop, StepTrace]:
-        """The compiled training loop for this batch size (made once, reused across train() calls) and its trace."""
-        key = (ModeKeys.TRAIN, batch_size)
+    def train_loop(self, batch_size: int | None, stop: tf.Variable, summaries: StepSummaries | None = None,
+                   fetch_names: tuple = ()) -> tuple[TrainLoop, StepTrace]:
+        """The compiled training loop for this batch size and the tensors train()'s hooks log (made once,
+        reused across train() calls), and its trace."""
+        key = (ModeKeys.TRAIN, batch_size, fetch_names)
         if key not in self._loops:
-            step, trace = self.steps.train(batch_size)
+            step, trace = self.steps.train(batch_size, fetch_names)
             calls = HostCall(lambda: trace.host_call_fn, self.global_step, here=is_chief(self.strategy),
                              every=self._host_call_every)
             loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop,
-                             summaries, has_optimizer=lambda: bool(trace.optimizers), host_call=calls)
+                             summaries, has_optimizer=lambda: bool(trace.optimizers), host_call=calls,
+                             fetches=StepFetches())
             self._loops[key] = (loop, trace)
         return self._loops[key]
 
@@ -146,7 +149,7 @@ class Runtime:
             return {name: value.numpy() for name, value in self._step_values[key]().items()}
 
     def _batch_size_of(self, trace: StepTrace) -> int | None:
-        for (_mode, batch_size), (_, known) in self._loops.items():
+        for (_mode, batch_size, *_), (_, known) in self._loops.items():
             if known is trace:
                 return batch_size
         return None

@@ -19,6 +19,7 @@ from estimators.distribute.inputs import split_element
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
+from estimators.training import logging_hook
 from estimators.training.step_summaries import write_v1_summaries
 
 
@@ -46,6 +47,7 @@ class TrainOutputs(NamedTuple):
     loss: tf.Tensor
     learning_rate: tf.Tensor
     host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors (list or dict), for the host function
+    fetched: Any = ()  # {key: tensor} LoggingTensorHooks asked for (logging_hook.StepFetches keys)
 
 
 class InferenceOutputs(NamedTuple):
@@ -97,7 +99,8 @@ class ModelFnSteps:
                                  self._global_step)
         return validate_spec(spec, mode), call
 
-    def train(self, batch_size: int | None) -> tuple[Callable, StepTrace]:
+    def train(self, batch_size: int | None, fetch_names: tuple = ()) -> tuple[Callable, StepTrace]:
+        """The train step; `fetch_names` ((key, tensor name), ...) are returned in its outputs' `fetched`."""
         trace = StepTrace()
 
         def step(element):
@@ -118,15 +121,28 @@ class ModelFnSteps:
                 loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             with tf.control_dependencies([loss]):
                 advanced = self._global_step.assign(before + 1)
+            fetched = self._fetched(spec, call, fetch_names)
             host_tensors = ()
             if isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
                 trace.host_call_fn, host_tensors = spec.host_call
                 host_tensors = host_tensors if isinstance(host_tensors, dict) else tuple(host_tensors)
             with tf.control_dependencies([advanced]):  # as TPUEstimator's outfeed: after the step's updates
                 host_tensors = tf.nest.map_structure(tf.identity, host_tensors)
-                return TrainOutputs(tf.identity(loss), learning_rate, host_tensors)
+                return TrainOutputs(tf.identity(loss), learning_rate, host_tensors, fetched)
 
         return self._compiled(step), trace
+
+    @staticmethod
+    def _fetched(spec, call: ModelFnCall, fetch_names: tuple) -> dict:
+        """The tensors train()'s and the spec's LoggingTensorHooks log, by StepFetches key."""
+        root = call.names.root if call.names is not None else ""
+        fetched = {key: logging_hook.resolve(name, root, f"LoggingTensorHook tensor {name!r}")
+                   for key, name in fetch_names}
+        hooks = [*(spec.training_hooks or ()), *(getattr(spec, "training_chief_hooks", None) or ())]
+        for index, hook in enumerate(logging_hook.spec_loggers(hooks)):
+            for tag, tensor in hook.tensors.items():
+                fetched[f"spec{index}/{tag}"] = logging_hook.resolve(tensor, root, f"LoggingTensorHook {tag!r}")
+        return fetched
 
     def _check_optimizers(self, call: ModelFnCall) -> None:
         if self._num_replicas < 2:

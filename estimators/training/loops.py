@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from estimators.distribute.strategy import spans_workers
 from estimators.training import host_call
+from estimators.training.logging_hook import StepFetches
 from estimators.training.step_summaries import StepSummaries
 
 _SUM = tf.distribute.ReduceOp.SUM
@@ -113,7 +114,8 @@ class TrainLoop:
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
                  single_step: bool, stop: tf.Variable, summaries: StepSummaries | None = None,
-                 has_optimizer: Callable[[], bool] = lambda: True, host_call: HostCall | None = None):
+                 has_optimizer: Callable[[], bool] = lambda: True, host_call: HostCall | None = None,
+                 fetches: StepFetches | None = None):
         recording = summaries.recording if summaries is not None else contextlib.nullcontext
 
         def run(element, index):
@@ -128,6 +130,9 @@ class TrainLoop:
                         summaries.scalar("learning_rate", learning_rate)
                 if host_call is not None:
                     host_call.after_step(strategy, outputs.host_call, index)
+                if fetches is not None:  # replica 0's values, as a one-device session.run saw them
+                    fetches.graph_callback({key: strategy.experimental_local_results(value)[0]
+                                            for key, value in outputs.fetched.items()})
             return loss, learning_rate
 
         @tf.function
@@ -151,6 +156,7 @@ class TrainLoop:
         self._single = single_step
         self._function = one_step if single_step else loop
         self._host_call = host_call
+        self.fetches = fetches
 
     def trace(self, iterator) -> None:
         """Compiles the loop for this iterator now (a shorter last loop reuses it: iterations is a tensor)."""
