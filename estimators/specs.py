@@ -92,11 +92,6 @@ def validate_spec(spec: Any, mode: str) -> EstimatorSpec | TPUEstimatorSpec:
         )  # tf.estimator took any one-element loss ([1], [1, 1]) as that scalar
     if isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
         validate_host_call(spec.host_call)
-        if mode != ModeKeys.TRAIN:
-            raise ValueError(
-                f"TPUEstimatorSpec.host_call is run in training only here; model_fn returned one for mode={mode!r}: "
-                "return host_call only when mode == ModeKeys.TRAIN (eval metrics go in eval_metrics)."
-            )
     if isinstance(spec, TPUEstimatorSpec) and spec.eval_metrics is not None:
         metrics = spec.eval_metrics
         if not (isinstance(metrics, (tuple, list)) and len(metrics) == 2 and callable(metrics[0])):

@@ -125,8 +125,57 @@ def test_host_call_must_be_a_function_and_tensors():
                       ModeKeys.PREDICT)
 
 
-def test_a_host_call_outside_training_is_refused_not_ignored():
-    from estimators.specs import validate_spec
-    spec = TPUEstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), host_call=(lambda x: None, [tf.constant([1])]))
-    with pytest.raises(ValueError, match="host_call is run in training only"):
-        validate_spec(spec, ModeKeys.EVAL)
+def _all_modes_model_fn(logdir):
+    def model_fn(features, labels, mode, params):
+        logits = m.linear_model()(features)
+
+        def host_fn(rows):
+            with tf.summary.create_file_writer(logdir).as_default(), tf.summary.record_if(True):
+                tf.summary.scalar(f"{mode}_rows", tf.shape(rows)[0], step=0)
+
+        host_call = (host_fn, [features])
+        if mode == ModeKeys.PREDICT:
+            return TPUEstimatorSpec(mode, predictions={"logits": logits}, host_call=host_call)
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        train_op = CrossShardOptimizer(keras.optimizers.SGD(0.1)).minimize(loss) if mode == ModeKeys.TRAIN else None
+        return TPUEstimatorSpec(mode, loss=loss, train_op=train_op, host_call=host_call)
+
+    return model_fn
+
+
+def test_predict_calls_the_host_function_every_step_with_real_rows(tmp_path):
+    logdir = str(tmp_path / "host")
+    config = RunConfig(model_dir=str(tmp_path), tpu_config=TPUConfig(2))
+    estimator = TPUEstimator(_all_modes_model_fn(logdir), config=config, use_tpu=False, train_batch_size=16,
+                             predict_batch_size=16)
+    x, y = m.dataset(40)
+    estimator.train(m.train_input_fn(x, y), max_steps=1)
+    assert len(list(estimator.predict(m.predict_input_fn(x)))) == 40
+    # 16, 16, then 8 real rows padded to 16 (static shapes, as on a TPU); the all-padding step calls nothing.
+    assert _scalars(logdir, "infer_rows") == [(0, 16.0)] * 3
+    assert _scalars(logdir, "train_rows") == [(0, 16.0)]
+
+
+def test_a_tpu_estimator_refuses_an_eval_host_call_rather_than_repeat_rows(tmp_path):
+    config = RunConfig(model_dir=str(tmp_path), tpu_config=TPUConfig(2))
+    estimator = TPUEstimator(_all_modes_model_fn(str(tmp_path / "host")), config=config, use_tpu=False,
+                             train_batch_size=16, eval_batch_size=16)
+    x, y = m.dataset(40)
+    estimator.train(m.train_input_fn(x, y), max_steps=1)
+    with pytest.raises(ValueError, match="host_call in EVAL is not run by TPUEstimator here"):
+        estimator.evaluate(m.eval_input_fn(x, y))
+
+
+def test_an_estimator_runs_an_eval_host_call_on_each_batch_as_input_fn_made_it(tmp_path):
+    from estimators import Estimator
+
+    logdir = str(tmp_path / "host")
+    x, y = m.dataset(40)
+
+    def batched(params):
+        return tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+
+    estimator = Estimator(_all_modes_model_fn(logdir), config=RunConfig(model_dir=str(tmp_path)))
+    estimator.train(lambda: tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16), max_steps=1)
+    estimator.evaluate(batched)
+    assert _scalars(logdir, "eval_rows") == [(0, 8.0), (0, 16.0), (0, 16.0)]  # 2.15's use_tpu=False path

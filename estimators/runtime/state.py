@@ -93,7 +93,8 @@ class Runtime:
         key = (mode, batch_size)
         if key not in self._loops:
             step, trace = (self.steps.evaluate if mode == ModeKeys.EVAL else self.steps.predict)(batch_size)
-            self._loops[key] = (InferenceLoop(self.strategy, step, lambda: self.step_scope(mode)), trace)
+            calls = HostCall(lambda: trace.host_call_fn, self.global_step, here=is_chief(self.strategy))
+            self._loops[key] = (InferenceLoop(self.strategy, step, lambda: self.step_scope(mode), calls), trace)
         return self._loops[key]
 
     def barrier(self) -> None:

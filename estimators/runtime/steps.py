@@ -38,7 +38,7 @@ class StepTrace:
     optimizers: list = field(default_factory=list)
     training_hooks: list = field(default_factory=list)  # the spec's training_hooks
     chief_hooks: list = field(default_factory=list)  # its training_chief_hooks (run by the chief only)
-    host_call_fn: Callable | None = None  # TPUEstimatorSpec.host_call's function (train)
+    host_call_fn: Callable | None = None  # TPUEstimatorSpec.host_call's function
 
 
 class TrainOutputs(NamedTuple):
@@ -57,6 +57,7 @@ class InferenceOutputs(NamedTuple):
     real_rows: tf.Tensor
     rows: Any
     mask: tf.Tensor
+    host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors, for the host function
 
 
 class ModelFnSteps:
@@ -122,10 +123,7 @@ class ModelFnSteps:
             with tf.control_dependencies([loss]):
                 advanced = self._global_step.assign(before + 1)
             fetched = self._fetched(spec, call, fetch_names)
-            host_tensors = ()
-            if isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
-                trace.host_call_fn, host_tensors = spec.host_call
-                host_tensors = host_tensors if isinstance(host_tensors, dict) else tuple(host_tensors)
+            host_tensors = self._host_call_tensors(spec, trace)
             with tf.control_dependencies([advanced]):  # as TPUEstimator's outfeed: after the step's updates
                 host_tensors = tf.nest.map_structure(tf.identity, host_tensors)
                 return TrainOutputs(tf.identity(loss), learning_rate, host_tensors, fetched)
@@ -143,6 +141,14 @@ class ModelFnSteps:
             for tag, tensor in hook.tensors.items():
                 fetched[f"spec{index}/{tag}"] = logging_hook.resolve(tensor, root, f"LoggingTensorHook {tag!r}")
         return fetched
+
+    @staticmethod
+    def _host_call_tensors(spec, trace: StepTrace) -> Any:
+        """TPUEstimatorSpec.host_call's tensors (its function goes to the trace), or ()."""
+        if not isinstance(spec, TPUEstimatorSpec) or spec.host_call is None:
+            return ()
+        trace.host_call_fn, tensors = spec.host_call
+        return tensors if isinstance(tensors, dict) else tuple(tensors)
 
     def _check_optimizers(self, call: ModelFnCall) -> None:
         if self._num_replicas < 2:
@@ -166,7 +172,14 @@ class ModelFnSteps:
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
             loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             weighted_loss = tf.where(real > 0, loss * real, 0.0)
-            return InferenceOutputs(weighted_loss, real, self._metric_tensors(spec, trace), mask)
+            if self._static_shapes and isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
+                raise ValueError(
+                    "TPUEstimatorSpec.host_call in EVAL is not run by TPUEstimator here: its exact evaluation "
+                    "splits a partial last batch into one step per real row, so a host function would see rows "
+                    "repeated. Return host_call only for TRAIN (and PREDICT); evaluation metrics go in eval_metrics."
+                )
+            return InferenceOutputs(weighted_loss, real, self._metric_tensors(spec, trace), mask,
+                                    self._host_call_tensors(spec, trace))
 
         return self._compiled(step), trace
 
@@ -208,7 +221,8 @@ class ModelFnSteps:
             features, labels = split_element(element[0], ModeKeys.PREDICT)
             spec, _ = self.call(ModeKeys.PREDICT, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(element[1], tf.float32))
-            return InferenceOutputs(tf.constant(0.0), real, spec.predictions, element[1])
+            return InferenceOutputs(tf.constant(0.0), real, spec.predictions, element[1],
+                                    self._host_call_tensors(spec, trace))
 
         return self._compiled(step), trace
 

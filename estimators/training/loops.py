@@ -102,6 +102,21 @@ class HostCall:
 
         tf.cond(tf.equal(index % self.every, 0), call_now, lambda: tf.constant(0))
 
+    def after_inference_step(self, strategy: tf.distribute.Strategy, tensors: Any, real_rows: tf.Tensor) -> None:
+        """Eval/predict: every step with real rows (the all-padding step that ends the stream calls nothing)."""
+        fn = self.fn()
+        if fn is None:
+            return
+        gathered = host_call.gather(strategy, tensors)
+        if not self.here:
+            return
+
+        def call_now():
+            host_call.call(fn, gathered, self.global_step, self.writers)
+            return tf.constant(0)
+
+        tf.cond(real_rows > 0, call_now, lambda: tf.constant(0))
+
 
 class TrainLoop:
     """Up to `iterations` train steps per call; one step per call without a loop when single_step.
@@ -188,11 +203,15 @@ class InferenceLoop:
     no replica on any worker had a real row.
     """
 
-    def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any]):
+    def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
+                 host_call: HostCall | None = None):
         def run(element):
             with step_scope():
-                weighted, real, rows, mask = strategy.run(step, args=(element,))
-            return (strategy.reduce(_SUM, weighted, axis=None), strategy.reduce(_SUM, real, axis=None),
+                weighted, real, rows, mask, host_tensors = strategy.run(step, args=(element,))
+            total_real = strategy.reduce(_SUM, real, axis=None)
+            if host_call is not None:
+                host_call.after_inference_step(strategy, host_tensors, total_real)
+            return (strategy.reduce(_SUM, weighted, axis=None), total_real,
                     _gather(strategy, rows), _gather(strategy, mask))
 
         @tf.function
@@ -217,6 +236,7 @@ class InferenceLoop:
             return done, ended, loss_sum, count, rows, mask
 
         self._function = loop
+        self._host_call = host_call
 
     def trace(self, iterator, element_spec) -> None:
         """Compiles for the iterator's element spec, so a partial last batch reuses the same program."""
@@ -224,5 +244,7 @@ class InferenceLoop:
 
     def __call__(self, iterator, first, iterations: int) -> InferenceLoopResult:
         done, ended, loss_sum, count, rows, mask = self._function(iterator, first, tf.constant(iterations))
+        if self._host_call is not None:
+            self._host_call.flush()
         return InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask))
 
