@@ -89,3 +89,15 @@ def test_a_tensor_object_in_train_hooks_points_to_names_or_training_hooks(tmp_pa
 def test_the_schedule_is_checked(kwargs):
     with pytest.raises(ValueError, match="LoggingTensorHook"):
         LoggingTensorHook({"a": "a"}, **kwargs)
+
+
+def test_a_second_train_call_of_the_same_estimator_with_a_new_hook_continues_the_same_model(tmp_path):
+    records, formatter = _recorder()
+    config = RunConfig(model_dir=str(tmp_path), tpu_config=TPUConfig(2))
+    estimator = TPUEstimator(_model_fn(), config=config, use_tpu=False, train_batch_size=16)
+    estimator.train(m.train_input_fn(*m.dataset(64)), max_steps=2)
+    names = estimator.get_variable_names()
+    hook = LoggingTensorHook({"step": "seen_step"}, every_n_iter=1, formatter=formatter)
+    estimator.train(m.train_input_fn(*m.dataset(64)), max_steps=4, hooks=[hook])  # a loop traced for the hook
+    assert [int(r["step"]) for r in records] == [2, 3]
+    assert estimator.get_variable_names() == names and estimator.get_variable_value("global_step") == 4
