@@ -12,7 +12,7 @@ import math
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -20,11 +20,12 @@ import tensorflow as tf
 from absl import logging
 
 from estimators.checkpoint import mapping, warm_start
-from estimators.checkpoint.checkpointer import Checkpointer
+from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
 from estimators.checkpoint.lock import ModelDirLock
+from estimators.checkpoint.model_dir_check import check_model_dir
 from estimators.compat.input_fn_call import call_input_fn
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
-from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
+from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 from estimators.runtime.collection import paused_collection
@@ -73,6 +74,15 @@ def _skipping(input_fn: Callable, elements: int) -> Callable:
     return skipped
 
 
+def _warn_not_finite(results: dict) -> None:
+    """tf.estimator returned NaN metrics without a word; they are still returned, but said out loud."""
+    bad = sorted(k for k, v in results.items() if np.ndim(v) == 0 and isinstance(v, float) and not math.isfinite(v))
+    if bad:
+        logging.warning("Evaluation at global step %d gave non-finite %s: the eval data or the model's weights hold "
+                        "NaN or Inf (check the input_fn's features; a diverged model has NaN weights).",
+                        results["global_step"], ", ".join(f"{k}={results[k]}" for k in bad))
+
+
 class Estimator:
     """Trains, evaluates and predicts with a model_fn on the CPU, one or many GPUs."""
 
@@ -94,6 +104,9 @@ class Estimator:
             logging.warning("No model_dir given; using temporary folder %s.", model_dir)
         self._model_dir = str(model_dir)
         self._config = config.replace(model_dir=self._model_dir)
+        if params is not None and not isinstance(params, Mapping):
+            raise TypeError(f"params must be a dict of name -> value (model_fn receives it), got "
+                            f"{type(params).__name__} {params!r:.60}: pass params={{'learning_rate': 0.1, ...}}.")
         self._params = dict(params or {})
         self._model_fn = model_fn
         self._warm_start = warm_start.settings_from(warm_start_from)
@@ -138,8 +151,15 @@ class Estimator:
         key = ModeKeys.TRAIN if mode == ModeKeys.TRAIN or self._config.eval_distribute is None else ModeKeys.EVAL
         if key not in self._strategies:
             configured = self._config.train_distribute if key == ModeKeys.TRAIN else self._config.eval_distribute
-            self._strategies[key] = resolve_strategy(self._use_tpu, configured, self._config.cluster,
-                                                     self._config.master)
+            strategy = resolve_strategy(self._use_tpu, configured, self._config.cluster, self._config.master)
+            if not self._static_shapes and is_tpu_strategy(strategy):
+                raise ValueError(
+                    "A plain Estimator cannot run on a TPUStrategy: its input_fn batches the global batch, which "
+                    "tf.distribute may split unevenly (dynamic shapes a TPU recompiles or rejects). Use "
+                    "estimators.TPUEstimator(..., use_tpu=True, train_batch_size=...), whose input_fn gets "
+                    "params['batch_size'] per core."
+                )
+            self._strategies[key] = strategy
         return self._strategies[key]
 
     def _global_batch_size(self, mode: str) -> int | None:
@@ -209,14 +229,7 @@ class Estimator:
         """A given checkpoint (prefix or directory) or the latest; None when there is none."""
         if not checkpoint_path:
             return self.latest_checkpoint()
-        if tf.io.gfile.isdir(checkpoint_path):
-            found = Checkpointer(checkpoint_path, None).latest()
-            if found is None:
-                raise ValueError(f"No checkpoint found in directory {checkpoint_path!r}.")
-            return found
-        if not tf.io.gfile.exists(checkpoint_path + ".index"):
-            raise ValueError(f"No checkpoint at {checkpoint_path!r} (expected {checkpoint_path}.index).")
-        return checkpoint_path
+        return checkpoint_at(checkpoint_path, "restore")
 
     def _restore(self, path: str, variables: dict, optional: tuple = ()) -> None:
         stored = self._checkpointer.contents(path)
@@ -275,6 +288,7 @@ class Estimator:
         for name, value in (("steps", steps), ("max_steps", max_steps)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        check_model_dir(self._model_dir, write=True)
         latest = self.latest_checkpoint()
         start = self._checkpointer.global_step(latest) if latest else 0
         if max_steps is not None and start >= max_steps:
@@ -370,6 +384,7 @@ class Estimator:
         _no_hooks(hooks, "evaluate()")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0):
             raise ValueError(f"steps must be a positive integer or None, got {steps!r}.")
+        check_model_dir(self._model_dir, write=False)
         path = self._resolve_checkpoint(checkpoint_path)
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
@@ -385,9 +400,11 @@ class Estimator:
         with runtime.strategy.scope():
             results = {key: _to_python(metric.result()) for key, metric in runtime.metric_objects(trace).items()}
         if count == 0:
-            raise ValueError("Evaluation input_fn produced no examples.")
+            raise ValueError("Evaluation input_fn produced no examples: check that its dataset is not empty (a "
+                             "filter, take(0), or batch(drop_remainder=True) over fewer examples than one batch).")
         results["loss"] = loss_sum / count
         results["global_step"] = int(runtime.global_step.numpy())
+        _warn_not_finite(results)
         subdir = f"eval_{name}" if name else "eval"
         scalars = {k: v for k, v in results.items() if k != "global_step" and np.ndim(v) == 0}
         if is_chief(runtime.strategy):  # 2.15's layout: one event of every metric, then the checkpoint path
@@ -460,7 +477,7 @@ class Estimator:
                 examples += int(result.count)
                 display.update(examples)
                 yield from split_predictions(result.rows, result.mask, predict_keys, yield_single_examples,
-                                             batch_size)
+                                             result.step_rows)
 
     # -- export --------------------------------------------------------------------------------------------
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,

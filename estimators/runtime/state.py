@@ -19,7 +19,7 @@ from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
 from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
 from estimators.training.iterations import IterationsPerLoop
 from estimators.training.logging_hook import StepFetches
-from estimators.training.loops import HostCall, InferenceLoop, TrainLoop
+from estimators.training.loops import HostCall, InferenceLoop, TrainLoop, engine_checks_unwrapped
 from estimators.training.step_summaries import StepSummaries
 
 
@@ -160,8 +160,9 @@ class Runtime:
         if trace.metric_fn is None:
             return
         if self._host_metrics is None:
-            self._host_metrics = tf.function(self._metric_fn_call)
-        self._host_metrics(trace.metric_fn, rows, mask)
+            self._host_metrics = tf.function(self._metric_fn_call, reduce_retracing=True)  # row counts vary
+        with engine_checks_unwrapped():
+            self._host_metrics(trace.metric_fn, rows, mask)
         if self._host_pairs:  # read here, on the host, outside the strategy's scope where metric_fn ran
             empty = tf.nest.map_structure(lambda t: t[:0], rows)
             self._host_values_now = self._read_host_values(trace.metric_fn, empty)

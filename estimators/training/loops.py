@@ -8,7 +8,9 @@ returns a typed result: TrainLoopResult or InferenceLoopResult.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import os
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -23,6 +25,31 @@ from estimators.training.step_summaries import StepSummaries
 _SUM = tf.distribute.ReduceOp.SUM
 _MEAN = tf.distribute.ReduceOp.MEAN
 _ITERATIONS = tf.TensorSpec([], tf.int32)
+
+
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+@contextlib.contextmanager
+def engine_checks_unwrapped() -> Iterator[None]:
+    """While tracing: the engine's own checks (a spec without loss, metrics that are not metrics...) come out
+    as raised, with their one-line message, not inside autograph's "in user code" listing of frames.
+
+    Errors raised in user code (model_fn, metric_fn, Keras) keep the listing: it points at their line.
+    """
+    try:
+        yield
+    except Exception as err:
+        original = err.__context__ if getattr(err, "ag_error_metadata", None) is not None else None
+        if original is not None and type(original) is type(err) and _raised_in_engine(str(err)):
+            raise original.with_traceback(None) from None
+        raise
+
+
+def _raised_in_engine(listing: str) -> bool:
+    """Whether the innermost frame of autograph's listing (the source lines it maps back to) is the engine's."""
+    frames = re.findall(r'File "([^"]+)", line \d+', listing)
+    return bool(frames) and os.path.abspath(frames[-1]).startswith(_ENGINE_DIR)
 
 
 class TrainLoopResult(NamedTuple):
@@ -42,6 +69,7 @@ class InferenceLoopResult(NamedTuple):
     count: float
     rows: Any
     mask: np.ndarray
+    step_rows: np.ndarray  # rows (real and padding) each step added, in order: steps are the batches
 
 
 def _gather(strategy: tf.distribute.Strategy, per_replica: Any) -> Any:
@@ -175,10 +203,11 @@ class TrainLoop:
 
     def trace(self, iterator) -> None:
         """Compiles the loop for this iterator now (a shorter last loop reuses it: iterations is a tensor)."""
-        if self._single:
-            self._function.get_concrete_function(iterator)
-        else:
-            self._function.get_concrete_function(iterator, _ITERATIONS)
+        with engine_checks_unwrapped():
+            if self._single:
+                self._function.get_concrete_function(iterator)
+            else:
+                self._function.get_concrete_function(iterator, _ITERATIONS)
 
     def tracing_count(self) -> int:
         return self._function.experimental_get_tracing_count()
@@ -223,6 +252,7 @@ class InferenceLoop:
                 lambda t: tf.TensorArray(t.dtype, size=0, dynamic_size=True, infer_shape=False), (rows, mask)
             )
             arrays = tf.nest.map_structure(lambda ta, t: ta.write(0, t), arrays, (rows, mask))
+            sizes = tf.TensorArray(tf.int32, size=0, dynamic_size=True).write(0, tf.shape(mask)[0])
             done = tf.constant(1)
             ended = count == 0
             while done < iterations and not ended:
@@ -230,21 +260,26 @@ class InferenceLoop:
                 loss_sum += loss
                 count += real
                 arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, (rows, mask))
+                sizes = sizes.write(done, tf.shape(mask)[0])
                 done += 1
                 ended = real == 0
             rows, mask = tf.nest.map_structure(lambda ta: ta.concat(), arrays)
-            return done, ended, loss_sum, count, rows, mask
+            return done, ended, loss_sum, count, rows, mask, sizes.stack()
 
         self._function = loop
         self._host_call = host_call
 
     def trace(self, iterator, element_spec) -> None:
         """Compiles for the iterator's element spec, so a partial last batch reuses the same program."""
-        self._function.get_concrete_function(iterator, element_spec, _ITERATIONS)
+        with engine_checks_unwrapped():
+            self._function.get_concrete_function(iterator, element_spec, _ITERATIONS)
 
     def __call__(self, iterator, first, iterations: int) -> InferenceLoopResult:
-        done, ended, loss_sum, count, rows, mask = self._function(iterator, first, tf.constant(iterations))
+        with engine_checks_unwrapped():
+            done, ended, loss_sum, count, rows, mask, sizes = self._function(iterator, first,
+                                                                             tf.constant(iterations))
         if self._host_call is not None:
             self._host_call.flush()
-        return InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask))
+        return InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask),
+                                   np.asarray(sizes))
 
