@@ -39,7 +39,9 @@ flags.DEFINE_integer("eval_batch_size", 1000, "Global evaluation batch.", lower_
 flags.DEFINE_integer("predict_batch_size", 128, "Global prediction batch (16 x 8 cores).", lower_bound=1)
 flags.DEFINE_enum("precision", "float32", ["float32", "bfloat16"],
                   "Compute precision of model_fn: bfloat16 is Keras' mixed_bfloat16 (float32 variables and loss).")
-flags.DEFINE_integer("iterations_per_loop", 100, "Steps per compiled loop (and per log line).", lower_bound=1)
+flags.DEFINE_string("iterations_per_loop", None,
+                    "Steps per compiled loop (and per log line), or a duration such as '30s' (loops sized to take "
+                    "about that long). Default: 100 on a TPU, '30s' on the CPU/GPUs, where steps are slow.")
 flags.DEFINE_float("learning_rate", None, "Learning rate (default: the model's).", lower_bound=0.0)
 flags.DEFINE_enum("lr_schedule", None, ["constant", "step", "cosine"],
                   "Learning-rate schedule over --train_steps (default: the model's: cnn constant, resnet step).")

@@ -7,6 +7,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.training import iterations
+
 
 def _check_positive(name: str, value: Any, allow_none: bool = True) -> None:
     if value is None and allow_none:
@@ -17,18 +19,22 @@ def _check_positive(name: str, value: Any, allow_none: bool = True) -> None:
 
 @dataclasses.dataclass(frozen=True)
 class TPUConfig:
-    """TPU loop settings. `iterations_per_loop` steps run inside one compiled call."""
+    """TPU loop settings. `iterations_per_loop` steps (or a duration such as "30s") run inside one compiled call.
 
-    iterations_per_loop: int = 2
+    `experimental_host_call_every_n_steps`: TPUEstimatorSpec.host_call runs on every n-th step of a loop.
+    """
+
+    iterations_per_loop: int | str = 2
     num_shards: int | None = None
     per_host_input_for_training: Any = True
     eval_training_input_configuration: Any = None
+    experimental_host_call_every_n_steps: int = 1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.iterations_per_loop, int) or self.iterations_per_loop < 1:
-            raise ValueError(
-                f"iterations_per_loop must be an integer >= 1, got {self.iterations_per_loop!r}."
-            )
+        iterations.parse(self.iterations_per_loop)  # a count >= 1 or a duration; ValueError naming both forms
+        every = self.experimental_host_call_every_n_steps
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise ValueError(f"experimental_host_call_every_n_steps must be an integer >= 1, got {every!r}.")
         _check_positive("num_shards", self.num_shards)
 
 

@@ -112,6 +112,11 @@ class CallNames:
         self._root = root
         self._counts: collections.Counter = collections.Counter()
 
+    @property
+    def root(self) -> str:
+        """The call's graph name scope ('' for the first call in a graph, else e.g. 'model_fn_1/')."""
+        return self._root
+
     def scoped(self, requested: str | None) -> str:
         """The requested name under the current Keras path or graph name scope (relative to the call)."""
         path = keras_variable_path()
