@@ -69,8 +69,24 @@ def named_layers_and_get_variable(spec, train_mode):
     return model_fn
 
 
+def name_scopes(spec, train_mode):
+    """Graph name scopes around a Keras layer, a tf.Variable and get_variable (which ignores them); TF1 Adagrad."""
+
+    def model_fn(features, labels, mode):
+        with tf.name_scope("tower"):
+            net = tf.keras.layers.Flatten()(features)
+            net = tf.keras.layers.Dense(4, activation="relu", kernel_initializer=_init(9))(net)
+            scale = tf.Variable(tf.ones([4]), name="scale")
+            with tf.compat.v1.variable_scope("head"):
+                weights = tf.compat.v1.get_variable("weights", [4, CLASSES], initializer=_init(10))
+        loss = _loss(labels, tf.matmul(net * scale, weights))
+        return spec(mode, loss=loss, train_op=_train_op(tf.compat.v1.train.AdagradOptimizer(0.1), loss))
+
+    return model_fn
+
+
 CASES = {"keras_layers": keras_layers, "keras_sequential": keras_sequential,
-         "named_layers_and_get_variable": named_layers_and_get_variable}
+         "named_layers_and_get_variable": named_layers_and_get_variable, "name_scopes": name_scopes}
 
 
 def input_fn():

@@ -242,6 +242,15 @@ def test_training_the_same_model_fn_again_in_this_process_writes_the_same_names(
     assert ["dense/kernel/Adam_1", [32, 4], "float32"] in listings[1]
 
 
+def test_a_retrace_of_the_training_loop_changes_no_name(tmp_path):
+    """Another input shape retraces the loop (model_fn called again in a new graph): same variables, same names."""
+    estimator = Estimator(cases.keras_layers(EstimatorSpec, ModeKeys.TRAIN), model_dir=str(tmp_path))
+    estimator.train(cases.input_fn, max_steps=1)
+    before = cases.listing(estimator.latest_checkpoint())
+    estimator.train(lambda: cases.input_fn().unbatch().batch(2 * cases.BATCH), max_steps=2)
+    assert cases.listing(estimator.latest_checkpoint()) == before
+
+
 def _get_variable_model_fn(features, labels, mode):
     with tf.compat.v1.variable_scope("linear"):
         weights = tf.compat.v1.get_variable("weights", [m.FEATURES, m.CLASSES],
