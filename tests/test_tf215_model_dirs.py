@@ -30,6 +30,8 @@ import pytest
 import tensorflow as tf
 
 import estimators.export  # noqa: F401 - models_ported.py reaches it as `estimators.export` (tested on its own below)
+from estimators import Estimator, EstimatorSpec, ModeKeys
+from tests import checkpoint_names_cases as cases
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "tf215")
@@ -100,6 +102,31 @@ def test_train_resumes_a_2_15_model_dir_to_the_values_2_15_reached(tmp_path, nam
     recorded = sorted(v for v, _, _ in REFERENCE["models"][name]["variables_at_20"])
     assert sorted(set(estimator.get_variable_names()) - {INPUT_POSITION}) == recorded
     _assert_variables_match(estimator, name, "resume40")
+
+
+NAMES_FIXTURES = os.path.join(ROOT, "tests", "fixtures", "names215")  # tests/reference/make_checkpoint_names_215.py
+NAMES_RESUMED = np.load(os.path.join(NAMES_FIXTURES, "resume4.npz"))
+
+
+@pytest.mark.parametrize("case", sorted(cases.CASES))
+def test_train_resumes_tf1_adam_momentum_adagrad_rmsprop_slots_from_2_15(tmp_path, case):
+    """Keras layers (and get_variable) trained 2 steps by 2.15 with TF1 optimizers, resumed to step 4 here.
+
+    keras_layers: TF1 Adam with beta1_power/beta2_power; keras_sequential: Momentum; name_scopes: Adagrad;
+    named_layers_and_get_variable: RMSProp. 2.15 left keras_layers' BatchNormalization moving statistics
+    alone (Keras updates are not in UPDATE_OPS); we update them: they are not compared.
+    """
+    model_dir = str(tmp_path / case)
+    shutil.copytree(os.path.join(NAMES_FIXTURES, case, "model_dir"), model_dir)
+    estimator = Estimator(cases.CASES[case](EstimatorSpec, ModeKeys.TRAIN), model_dir=model_dir)
+    estimator.train(cases.input_fn, max_steps=4)
+    expected = {key.split("/", 1)[1]: NAMES_RESUMED[key] for key in NAMES_RESUMED.files if key.startswith(case + "/")}
+    assert sorted(set(estimator.get_variable_names()) - {INPUT_POSITION}) == sorted(expected)
+    assert estimator.get_variable_value("global_step") == 4
+    for variable, value in expected.items():
+        if "moving_" not in variable:
+            np.testing.assert_allclose(estimator.get_variable_value(variable), value, rtol=1e-5, atol=1e-6,
+                                       err_msg=variable)
 
 
 def test_keras_batch_norm_moving_statistics_are_updated_where_2_15_left_them(tmp_path):
