@@ -1,4 +1,4 @@
-"""Train, evaluate, predict or export a registered model: `python main.py --model=cnn [--use_tpu]`.
+"""Train, evaluate, predict, export or TPU-preflight a registered model: `python main.py --model=cnn [--use_tpu]`.
 
 Flags -> Settings -> registries (model_fns, input_fns) -> TPUEstimator -> the chosen mode.
 """
@@ -33,7 +33,9 @@ flags.DEFINE_integer("train_steps", 600, "Train until this global step.", lower_
 flags.DEFINE_integer("eval_steps", None, "Evaluation batches (default: the whole test set).", lower_bound=1)
 flags.DEFINE_integer("train_batch_size", 1024, "Global training batch (128 x 8 cores).", lower_bound=1)
 flags.DEFINE_integer("eval_batch_size", 1000, "Global evaluation batch.", lower_bound=1)
-flags.DEFINE_integer("predict_batch_size", 100, "Global prediction batch.", lower_bound=1)
+flags.DEFINE_integer("predict_batch_size", 128, "Global prediction batch (16 x 8 cores).", lower_bound=1)
+flags.DEFINE_enum("precision", "float32", ["float32", "bfloat16"],
+                  "Compute precision of model_fn: bfloat16 is Keras' mixed_bfloat16 (float32 variables and loss).")
 flags.DEFINE_integer("iterations_per_loop", 100, "Steps per compiled loop (and per log line).", lower_bound=1)
 flags.DEFINE_float("learning_rate", None, "Learning rate (default: the model's).", lower_bound=0.0)
 flags.DEFINE_enum("lr_schedule", None, ["constant", "step", "cosine"],
@@ -73,6 +75,8 @@ def main(argv: list[str]) -> None:
             raise
         sys.exit(console.error_line(err))
     print(f"{settings.mode}: {result}")
+    if result.get("ok") is False:  # --mode=preflight found something a TPU would reject
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,10 @@ for each precision and XLA setting (RunConfig(jit_compile=...)), then the seed w
 Every run is a fresh child process (`--child`), timed by bench's StepClock from the engine's
 per-loop log lines (bench.contenders.ours.LoopMarks), and reported with bench.report's tables.
 
-bfloat16 is Keras' `mixed_bfloat16` global policy, set in the child before model_fn runs: the engine
-has no precision setting of its own yet. Under several GPUs the engine refuses jit_compile=True
-(see estimators/runtime/state.py); those runs are listed as failures with the engine's message.
+bfloat16 is the engine's precision setting (params["precision"]="bfloat16", as main.py's
+--precision: Keras' `mixed_bfloat16` policy around every model_fn call, in every replica thread).
+Under several GPUs the engine refuses jit_compile=True (see estimators/runtime/state.py); those
+runs are listed as failures with the engine's message.
 
   python bench/gpu_check.py                    # on a GPU machine (exits with a message without one)
   python bench/gpu_check.py --num_gpus 1       # the first GPU only (OneDeviceStrategy)
@@ -101,7 +102,6 @@ def measure(run: Run, spawn_time: float) -> dict:
     from estimators import RunConfig, TPUConfig, TPUEstimator
     from estimators.distribute.strategy import local_strategy
 
-    keras.mixed_precision.set_global_policy(run.precision)  # the engine has no precision setting yet
     keras.utils.set_random_seed(run.seed)
     absl_logging.set_verbosity(absl_logging.INFO)
     absl_logging.get_absl_handler().setLevel(logging.WARNING)
@@ -117,7 +117,8 @@ def measure(run: Run, spawn_time: float) -> dict:
             log_step_count_steps=k, tpu_config=TPUConfig(iterations_per_loop=k), jit_compile=run.xla,
             train_distribute=local_strategy(run.num_gpus) if run.num_gpus is not None else None,
         )
-        estimator = TPUEstimator(models.model_fn("cnn"), config=config, params=models.params("cnn"),
+        params = dict(models.params("cnn"), precision=models.engine_precision(run.precision))
+        estimator = TPUEstimator(models.model_fn("cnn"), config=config, params=params,
                                  use_tpu=False, train_batch_size=run.batch_size)
         started = time.time()
         estimator.train(data.input_fn("train", seed=run.seed), max_steps=run.warmup_steps + run.timed_steps)

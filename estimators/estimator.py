@@ -36,6 +36,8 @@ from estimators.training.iterations import IterationsPerLoop
 from estimators.training.loops import InferenceLoopResult
 from estimators.training.preemption import StopRequest, TrainingInterrupted, stopping_on_signals
 from estimators.training.progress import CheckpointSchedule, ProgressReport
+from estimators.training.progress_display import ProgressDisplay
+from estimators.training.step_summaries import StepSummaries
 from estimators.training.summaries import SummaryWriters
 from estimators.training.train_input import TrainInput
 
@@ -92,18 +94,20 @@ class Estimator:
         self._params = dict(params or {})
         self._model_fn = model_fn
         self._warm_start = warm_start.settings_from(warm_start_from)
-        self._checkpointer = Checkpointer(self._model_dir, config.keep_checkpoint_max)
-        self._runtimes: dict[int, Runtime] = {}
-        self._train_input = TrainInput()
-        self._stop = StopRequest()
-        with tf.init_scope():
-            self._input_position = tf.Variable(0, dtype=tf.int64, trainable=False, name="input_position")
         self._strategies: dict[str, tf.distribute.Strategy] = {}
-        self._summaries = SummaryWriters(self._model_dir)
         if config.train_distribute is None and not self._use_tpu:
+            # Before any TensorFlow op: collectives can only be configured at program start.
             workers = multi_worker_strategy()
             if workers is not None:
                 self._strategies[ModeKeys.TRAIN] = workers
+        self._checkpointer = Checkpointer(self._model_dir, config.keep_checkpoint_max)
+        self._runtimes: dict[int, Runtime] = {}
+        self._train_input = TrainInput(self)
+        self._stop = StopRequest()
+        with tf.init_scope():
+            self._input_position = tf.Variable(0, dtype=tf.int64, trainable=False, name="input_position")
+        self._summaries = SummaryWriters(self._model_dir)
+        self._step_summaries_made: dict[Runtime, StepSummaries] = {}
 
     # -- public properties (tf.estimator names) ---------------------------------------------
     @property
@@ -222,6 +226,15 @@ class Estimator:
         self._checkpointer.restore(path, assignments)
         logging.info("Warm-started %d variables from %s.", len(assignments), path)
 
+    def _step_summaries(self, runtime: Runtime) -> StepSummaries | None:
+        """The summaries train steps write (the chief's; none on other workers), one per runtime."""
+        if not is_chief(runtime.strategy):
+            return None
+        if runtime not in self._step_summaries_made:
+            self._step_summaries_made[runtime] = StepSummaries(
+                self._summaries.writer(""), self._config.save_summary_steps, runtime.global_step)
+        return self._step_summaries_made[runtime]
+
     def _save(self, runtime: Runtime, step: int, lock: ModelDirLock | None) -> str | None:
         """The chief writes the checkpoint (with the train stream's position); every worker waits for it."""
         path = None
@@ -233,7 +246,7 @@ class Estimator:
             if self._config_value("save_input_position", True):
                 variables[INPUT_POSITION] = self._input_position
             path = self._checkpointer.save(variables, step)
-            logging.info("Saved checkpoint for step %d: %s", step, path)
+            logging.debug("Saved checkpoint for step %d: %s", step, path)
         runtime.barrier()  # no worker reads model_dir before the chief's checkpoint is complete
         return path
 
@@ -271,54 +284,76 @@ class Estimator:
         self._checkpointer.is_chief = chief
         batch_size = self._model_fn_batch_size(ModeKeys.TRAIN, runtime)
         lock = ModelDirLock(self._model_dir) if chief else contextlib.nullcontext()
-        with lock as held, paused_collection(collect_first=True), runtime.strategy.scope(), \
+        display = ProgressDisplay("train", total=None if math.isinf(target) else int(target), start=start)
+        summaries = self._step_summaries(runtime)  # its variable outside the strategy: chief-only state
+        with display, lock as held, paused_collection(collect_first=True), runtime.strategy.scope(), \
                 stopping_on_signals(self._stop):
             per_step = self._input_elements_per_step(runtime)
             iterator = self._train_input.iterator(
                 input_fn, lambda at: iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step),
                                                                     ModeKeys.TRAIN)),
                 resume_at=self._resume_position(latest))
-            loop, trace = runtime.train_loop(batch_size, self._stop.variable)
+            if summaries is not None:
+                summaries.starting_at(start)
+            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries)
+            display.compiling()
             compile_started = time.monotonic()
             loop.trace(iterator)
-            logging.info("Training step compiled in %.1f s.", time.monotonic() - compile_started)
+            display.compiled(time.monotonic() - compile_started)
             self._restore_for_training(runtime, latest)
-            result = TrainController(self._train_plan(runtime, loop, trace, iterator, start, target, hooks,
-                                                      listeners, held if chief else None)).run()
+            plan = self._train_plan(runtime, loop, trace, iterator, start, target, hooks, listeners,
+                                    held if chief else None, display)
+            result = TrainController(plan).run()
         if result.stopped_by == SIGNAL:
             raise TrainingInterrupted(self._stop.signal_name or "a signal", result.step, result.checkpoint)
         return self
 
     def _train_plan(self, runtime: Runtime, loop, trace, iterator, start: int, target: float, hooks: list,
-                    listeners: list, lock: ModelDirLock | None) -> TrainPlan:
+                    listeners: list, lock: ModelDirLock | None, display: ProgressDisplay) -> TrainPlan:
         config = self._config
+        global_batch = self._global_batch_size(ModeKeys.TRAIN)
         report = ProgressReport(
-            start, config.log_step_count_steps, config.save_summary_steps, self._global_batch_size(ModeKeys.TRAIN),
+            start, config.log_step_count_steps, config.save_summary_steps, global_batch,
             (lambda at, values: self._summaries.scalars("", at, values)) if is_chief(runtime.strategy) else None,
+            log=logging.debug if display.enabled else logging.info,
         )
+
+        def after_loop(info, final: bool) -> None:
+            report.after_loop(info.step, info.steps, info.seconds, info.loss, info.learning_rate, final)
+            rate = info.steps / info.seconds * global_batch if global_batch and info.seconds > 0 else None
+            display.update(info.step, loss=info.loss, examples_per_sec=rate)
+
+        def save(step: int) -> str | None:
+            path = self._save(runtime, step, lock)
+            if path:
+                display.note(f"Saved checkpoint for step {step}: {path}")
+            return path
+
         schedule = CheckpointSchedule(start, config.save_checkpoints_steps, config.checkpoint_every_secs)
         return TrainPlan(
             run_loop=lambda n: loop(iterator, n),
             start=start,
             target=target,
             iterations=IterationsPerLoop(config.tpu_config.iterations_per_loop),
-            save=lambda step: self._save(runtime, step, lock),
+            save=save,
             checkpoint_due=schedule.due,
             checkpoint_saved=schedule.saved,
-            report=lambda info, final: report.after_loop(info.step, info.steps, info.seconds, info.loss,
-                                                         info.learning_rate, final),
+            report=after_loop,
             stop_requested=lambda: self._stop.signal_name,
             agree=runtime.any_worker,
             has_optimizer=lambda: bool(trace.optimizers),
             input_advanced=self._train_input.advanced,
-            hooks=hooks,
+            hooks=[*hooks, *trace.training_hooks, *(trace.chief_hooks if is_chief(runtime.strategy) else ())],
             listeners=listeners,
         )
 
     def _restore_for_training(self, runtime: Runtime, latest: str | None) -> None:
         if latest:
             self._restore(latest, runtime.saved_variables())
-            logging.info("Resumed from %s (global step %d).", latest, int(runtime.global_step.numpy()))
+            step = int(runtime.global_step.numpy())
+            logging.info("Resumed from %s (global step %d).", latest, step)
+            if is_chief(runtime.strategy):
+                self._summaries.resumed("", step)
             return
         runtime.global_step.assign(0)
         if self._warm_start is not None:
@@ -335,11 +370,14 @@ class Estimator:
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
         _, trace = runtime.inference_loop(ModeKeys.EVAL, batch_size)
-        loss_sum, count = 0.0, 0.0
-        for result in self._inference(runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
-            loss_sum += result.loss_sum
-            count += result.count
-            runtime.update_host_metrics(trace, result.rows, result.mask)
+        loss_sum, count, batches = 0.0, 0.0, 0
+        with ProgressDisplay("evaluate", total=steps, unit="batches") as display:
+            for result in self._inference(runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
+                loss_sum += result.loss_sum
+                count += result.count
+                batches += result.steps
+                runtime.update_host_metrics(trace, result.rows, result.mask)
+                display.update(batches, loss=loss_sum / count if count else None)
         with runtime.strategy.scope():
             results = {key: _to_python(metric.result()) for key, metric in runtime.metric_objects(trace).items()}
         if count == 0:
@@ -406,8 +444,13 @@ class Estimator:
         path = self._resolve_checkpoint(checkpoint_path)
         runtime = self._runtime(ModeKeys.PREDICT)
         batch_size = self._model_fn_batch_size(ModeKeys.PREDICT, runtime)
-        for result in self._inference(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path):
-            yield from split_predictions(result.rows, result.mask, predict_keys, yield_single_examples, batch_size)
+        with ProgressDisplay("predict", unit="examples") as display:
+            examples = 0
+            for result in self._inference(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path):
+                examples += int(result.count)
+                display.update(examples)
+                yield from split_predictions(result.rows, result.mask, predict_keys, yield_single_examples,
+                                             batch_size)
 
     # -- export --------------------------------------------------------------------------------------------
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,

@@ -1,4 +1,4 @@
-"""One function per --mode, looked up by name: train, evaluate, train_and_evaluate, predict, export."""
+"""One function per --mode, looked up by name: train, evaluate, train_and_evaluate, predict, export, preflight."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from estimators import EvalSpec, TPUEstimator, TrainSpec, train_and_evaluate
+from estimators import EvalSpec, ModeKeys, TPUEstimator, TrainSpec, train_and_evaluate
+from estimators.preflight import preflight as tpu_preflight
 from input_fns import DatasetSource
 from launch import plots
 from launch.images import load_images
@@ -143,10 +144,23 @@ def export(run: Run) -> dict:
     return {"export_dir": path.decode()}
 
 
+def preflight(run: Run) -> dict:
+    """Compiles the train, eval and predict steps as one TPU core runs them and prints what a TPU would reject.
+
+    Nothing is trained and model_dir is neither read nor written; "ok" is False (main.py exits 1)
+    when a TPU would reject something.
+    """
+    modes = (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)
+    report = tpu_preflight(run.estimator, {mode: run.input_fn(mode) for mode in modes})
+    print(report)
+    return {"ok": report.ok, "errors": len(report.errors), "warnings": len(report.warnings)}
+
+
 MODES: dict[str, Callable[[Run], dict]] = {
     "train": train,
     "evaluate": evaluate,
     "train_and_evaluate": train_then_evaluate,
     "predict": predict,
     "export": export,
+    "preflight": preflight,
 }

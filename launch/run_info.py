@@ -15,7 +15,7 @@ from launch.settings import Settings
 from model_fns import ModelInfo
 
 _SPLITS = {"train": ("train",), "evaluate": ("test",), "train_and_evaluate": ("train", "test"),
-           "predict": ("test",), "export": ()}
+           "predict": ("test",), "export": (), "preflight": ("train", "test")}
 
 
 @contextlib.contextmanager
@@ -70,6 +70,9 @@ def describe(settings: Settings, model: ModelInfo, dataset: DatasetSource) -> No
     counted = count_parameters(model, settings.model_params(model.default_params))
     if counted is not None:
         logging.info("model: %s, %s parameters (%s trainable)", model.name, f"{counted[0]:,}", f"{counted[1]:,}")
+    if settings.precision != "float32":
+        logging.info("precision: %s (Keras mixed_%s: float32 variables and loss, %s compute)", settings.precision,
+                     settings.precision, settings.precision)
     for split, files in files_by_split.items():
         if files:
             folder = os.path.dirname(files[0])

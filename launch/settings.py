@@ -25,8 +25,9 @@ class Settings:
     eval_steps: int | None = None
     train_batch_size: int = 1024
     eval_batch_size: int = 1000
-    predict_batch_size: int = 100
+    predict_batch_size: int = 128
     iterations_per_loop: int = 100
+    precision: str = "float32"
     learning_rate: float | None = None
     lr_schedule: str | None = None
     warmup_steps: int | None = None
@@ -49,7 +50,8 @@ class Settings:
         model_dir = self.model_dir
         if not model_dir:
             model_dir = os.path.join("runs", f"{self.model}_{dataset}")
-            logging.info("No --model_dir given; checkpoints go to %s", os.path.abspath(model_dir))
+            if self.mode != "preflight":  # which reads and writes nothing there
+                logging.info("No --model_dir given; checkpoints go to %s", os.path.abspath(model_dir))
         export_dir = self.export_dir or os.path.join(model_dir, "export")
         tpu = (self.tpu or "local") if self.use_tpu else self.tpu
         return dataclasses.replace(self, dataset=dataset, model_dir=model_dir, export_dir=export_dir, tpu=tpu)
@@ -69,6 +71,7 @@ class Settings:
         """model_fn params: the model's defaults, overridden by the flags that were set."""
         params = dict(defaults)
         params["train_steps"] = self.train_steps
+        params["precision"] = self.precision
         for name in ("learning_rate", "lr_schedule", "warmup_steps"):
             if getattr(self, name) is not None:
                 params[name] = getattr(self, name)

@@ -38,6 +38,7 @@ class ModelFnCall:
     optimizers: list[AppliedOptimizer] = field(default_factory=list)
     names: Any = None  # the call's runtime.naming.CallNames
     collections: Any = None  # the call's compat.collections.CallCollections
+    summaries: list = field(default_factory=list)  # tf.compat.v1.summary ops model_fn created
 
     @property
     def training(self) -> bool:

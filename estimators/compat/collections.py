@@ -22,6 +22,10 @@ CALL_COLLECTIONS = frozenset({
     _KEYS.GLOBAL_VARIABLES, _KEYS.TRAINABLE_VARIABLES, _KEYS.TRAINABLE_RESOURCE_VARIABLES,
     _KEYS.MODEL_VARIABLES, _KEYS.LOCAL_VARIABLES, _KEYS.METRIC_VARIABLES, _KEYS.MOVING_AVERAGE_VARIABLES,
     _KEYS.UPDATE_OPS, _KEYS.REGULARIZATION_LOSSES, _KEYS.LOSSES, _KEYS.GLOBAL_STEP, _KEYS.SUMMARIES,
+    # tf.compat.v1.get_variable's variable store and variable-scope names: fresh in every call, so
+    # get_variable / variable_scope code runs again in retraces, replicas and modes (the engine's
+    # store hands it the variables by name) and scope names are uniquified per call, as in a new graph.
+    ("__variable_store",), ("__varscope",),
 })
 
 

@@ -26,8 +26,24 @@ _lock = threading.Lock()
 _installed: set[str] = set()
 
 
+def _tf_keras_legacy(optimizer: Any) -> bool:
+    module = sys.modules.get("tf_keras.src.optimizers.legacy.optimizer_v2")
+    base = getattr(module, "OptimizerV2", None)
+    return base is not None and isinstance(optimizer, base)
+
+
 def learning_rate_of(optimizer: Any) -> tf.Tensor:
     """The learning rate an optimizer applies now (Keras: its schedule at its current step)."""
+    if _tf_keras_legacy(optimizer):
+        # Its hyperparameter variables are made once, in its own name scope (`SGD/learning_rate`),
+        # as its apply_gradients would make them; the rate is then its schedule and decay now.
+        if not getattr(optimizer, "_hypers_created", True):
+            graph = tf.compat.v1.get_default_graph()
+            scope = graph.get_name_scope()
+            with graph.name_scope(f"{scope}/{optimizer._name}/" if scope else f"{optimizer._name}/"), \
+                    tf.init_scope(), optimizer_state(OptimizerState(optimizer)):
+                optimizer._create_hypers()  # noqa: SLF001
+        return tf.cast(optimizer._decayed_lr(tf.float32), tf.float32)  # noqa: SLF001
     rate = getattr(optimizer, "learning_rate", None)
     if rate is None:
         rate = getattr(optimizer, "_learning_rate", 0.0)  # tf.compat.v1.train optimizers
@@ -36,18 +52,41 @@ def learning_rate_of(optimizer: Any) -> tf.Tensor:
     return tf.cast(tf.convert_to_tensor(rate), tf.float32)
 
 
+def tf_keras_rate_used(optimizer: Any) -> tf.Tensor:
+    """The learning rate a tf_keras optimizer's apply_gradients just used (read after it ran).
+
+    Legacy OptimizerV2: its schedule and `decay` at the step before `iterations` was incremented;
+    tf_keras's newer optimizer keeps the rate it used in its learning_rate variable.
+    """
+    step = tf.cast(optimizer.iterations, tf.float32) - 1.0
+    get_hyper = getattr(optimizer, "_get_hyper", None)
+    rate = get_hyper("learning_rate") if get_hyper is not None else optimizer.learning_rate
+    if callable(rate) and not isinstance(rate, tf.Variable):
+        rate = rate(step)
+    rate = tf.cast(tf.convert_to_tensor(rate), tf.float32)
+    decay = getattr(optimizer, "_initial_decay", 0.0)
+    if isinstance(decay, (int, float)) and decay > 0:
+        rate = rate / (1.0 + decay * step)
+    return rate
+
+
 def _guard_apply(original: Callable, kind: str, skipped: Callable[[Any], Any]) -> Callable:
     @functools.wraps(original)
     def apply(self, *args, **kwargs):
         call = current_call()
         if call is None:
             return original(self, *args, **kwargs)
-        if call.training:
-            call.applied(self, cross_shard=False, kind=kind, learning_rate=learning_rate_of(self))
-        else:
-            call.applied(self, cross_shard=False, kind=kind)
         if not call.training:
+            call.applied(self, cross_shard=False, kind=kind)
             return skipped(self)
+        if kind == "tf_keras":
+            # A Keras 2 optimizer creates its hyperparameter variables (`Adam/beta_1`, ...) in
+            # apply_gradients' own name scope: its rate is read after that, as the rate it used.
+            with optimizer_state(OptimizerState(self)):
+                result = original(self, *args, **kwargs)
+            call.applied(self, cross_shard=False, kind=kind, learning_rate=tf_keras_rate_used(self))
+            return result
+        call.applied(self, cross_shard=False, kind=kind, learning_rate=learning_rate_of(self))
         with optimizer_state(OptimizerState(self)):
             return original(self, *args, **kwargs)
 
@@ -109,6 +148,12 @@ def _install_tf_keras() -> None:
         cls = getattr(module, cls_name, None)
         if cls is not None:
             _wrap(cls, "apply_gradients", lambda f: _guard_apply(f, "tf_keras", lambda opt: tf.no_op()))
+            # Variables a tf_keras optimizer makes outside apply_gradients are its own state too:
+            # legacy hyperparameters and `iter` (add_weight), the newer one's `iteration` and
+            # `learning_rate` (made in __init__) and slots.
+            for method in ("add_weight", "add_slot", "__init__", "_build_learning_rate", "add_variable",
+                           "add_variable_from_reference"):
+                _wrap(cls, method, _guard_state)
 
 
 def install() -> None:

@@ -95,7 +95,7 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     so a model_fn's mean loss over the batch is that example's loss (exact evaluation).
     """
     dims = _batch_dims(dataset.element_spec)
-    if any(d is not None and d > batch_size for d in dims):
+    if static and any(d is not None and d > batch_size for d in dims):
         raise ValueError(f"input_fn's batches have {dims} rows, more than params['batch_size']={batch_size}.")
 
     def add_mask(*element):

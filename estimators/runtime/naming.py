@@ -73,6 +73,32 @@ def keras_owner() -> Any:
     return None
 
 
+def tf_keras_metric_owner() -> Any:
+    """The tf_keras (Keras 2) metric creating a variable now, found on the call stack, else None.
+
+    tf_keras keeps no scope stack to ask; its metric weights are ON_READ like BatchNorm's moving
+    statistics, so the owner, not the synchronisation, tells metric state from model state.
+    """
+    module = sys.modules.get("tf_keras.src.metrics.base_metric")
+    metric_class = getattr(module, "Metric", None)
+    if metric_class is None:
+        return None
+    frame = sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, metric_class):
+            return owner
+        frame = frame.f_back
+    return None
+
+
+def is_tf_keras_new_optimizer(owner: Any) -> bool:
+    """tf_keras's newer optimizer (tf.keras.optimizers.Adam with TF_USE_LEGACY_KERAS=1): a rate variable as Keras 3."""
+    module = sys.modules.get("tf_keras.src.optimizers.optimizer")
+    base = getattr(module, "_BaseOptimizer", None)
+    return base is not None and isinstance(owner, base)
+
+
 def clean(name: str | None) -> str:
     """A requested variable name without `:0` and trailing slashes (TF1 slot names end in `/`)."""
     name = (name or "Variable").split(":")[0].rstrip("/")
@@ -91,11 +117,15 @@ class CallNames:
         path = keras_variable_path()
         if path is not None:
             return path
+        if requested and requested.endswith("/") and self._root and requested.startswith(self._root):
+            return clean(requested[len(self._root):])  # a full name scope, as tf.compat.v1.metrics passes
         name = clean(requested)
-        scope = tf.compat.v1.get_default_graph().get_name_scope()
+        # Eager-aware: tf_keras builds weights under init_scope, in the eager name scope init_scope
+        # carried over (a functional model's layers, built on KerasTensors, in their own: `hidden/`).
+        scope = tf.get_current_name_scope()
         if self._root and (scope + "/").startswith(self._root):
             scope = scope[len(self._root):]
-        elif self._root:
+        elif self._root and not tf.executing_eagerly():
             scope = ""  # TF1 variable scopes reset the name scope: `name` is already absolute
         return f"{scope}/{name}" if scope else name
 
@@ -142,11 +172,22 @@ def _fresh_tf_keras_names(graph: tf.Graph) -> Iterator[None]:
 
 @contextlib.contextmanager
 def call_names() -> Iterator[CallNames]:
-    """Within the block, names start afresh as in a new TF1 graph; yields the call's namer."""
+    """Within the block, names start afresh as in a new TF1 graph; yields the call's namer.
+
+    The first model_fn call in a graph (replica 0's, the one whose summaries are recorded) runs at the
+    graph's root name scope, as tf.estimator ran model_fn, so summary tags and op names carry no
+    prefix; later calls in the same graph (other replicas) get a fresh unique scope, so the graph's
+    name uniquification gives them the same relative names.
+    """
     graph = tf.compat.v1.get_default_graph()
-    with graph.name_scope(None), graph.name_scope(_ROOT_SCOPE) as root, _fresh_keras_names(), \
-            _fresh_tf_keras_names(graph):
-        yield CallNames(root)
+    calls = getattr(graph, "_estimators_model_fn_calls", 0)
+    graph._estimators_model_fn_calls = calls + 1  # noqa: SLF001 - our own marker on the graph
+    with graph.name_scope(None), _fresh_keras_names(), _fresh_tf_keras_names(graph):
+        if calls == 0:
+            yield CallNames("")
+            return
+        with graph.name_scope(_ROOT_SCOPE) as root:
+            yield CallNames(root)
 
 
 def tf1_slot_name(optimizer: Any, slot: str | None) -> str:

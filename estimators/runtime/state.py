@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import tensorflow as tf
 
 from estimators.compat.call_context import ModelFnCall, entered
+from estimators.compat.collections import call_collections
+from estimators.compat.metrics import V1MetricResult, pair_values, reset_local_variable
 from estimators.distribute.strategy import is_tpu_strategy, spans_workers
 from estimators.mode_keys import ModeKeys
 from estimators.runtime import naming
@@ -16,6 +19,7 @@ from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
 from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
 from estimators.training.iterations import IterationsPerLoop
 from estimators.training.loops import InferenceLoop, TrainLoop
+from estimators.training.step_summaries import StepSummaries
 
 
 class Runtime:
@@ -44,6 +48,10 @@ class Runtime:
         self._single_step = IterationsPerLoop(config.tpu_config.iterations_per_loop).single_step
         self._loops: dict[tuple, tuple[Any, StepTrace]] = {}
         self._host_metrics: Callable | None = None
+        self._host_values: Callable | None = None
+        self._host_values_now: dict | None = None
+        self._host_pairs: list[str] = []
+        self._step_values: dict[tuple, Callable] = {}
         self.host_metric_objects: dict = {}
         self._barrier: Callable | None = None
         self._vote: Callable | None = None
@@ -54,12 +62,14 @@ class Runtime:
         with self.store.creator_scope(mode), self.strategy._scale_loss_for_estimator_enabled():  # noqa: SLF001
             yield
 
-    def train_loop(self, batch_size: int | None, stop: tf.Variable) -> tuple[TrainLoop, StepTrace]:
+    def train_loop(self, batch_size: int | None, stop: tf.Variable,
+                   summaries: StepSummaries | None = None) -> tuple[TrainLoop, StepTrace]:
         """The compiled training loop for this batch size (made once, reused across train() calls) and its trace."""
         key = (ModeKeys.TRAIN, batch_size)
         if key not in self._loops:
             step, trace = self.steps.train(batch_size)
-            loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop)
+            loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop,
+                             summaries, has_optimizer=lambda: bool(trace.optimizers))
             self._loops[key] = (loop, trace)
         return self._loops[key]
 
@@ -69,7 +79,7 @@ class Runtime:
             return vote
         if self._vote is None:
             self._vote = tf.function(
-                lambda v: self.strategy.reduce(tf.distribute.ReduceOp.MAX, self.strategy.run(lambda: v), axis=None))
+                lambda v: self.strategy.reduce(tf.distribute.ReduceOp.SUM, self.strategy.run(lambda: v), axis=None))
         return bool(self._vote(tf.constant(float(vote))) > 0)
 
     def inference_loop(self, mode: str, batch_size: int | None) -> tuple[InferenceLoop, StepTrace]:
@@ -91,8 +101,52 @@ class Runtime:
         self._barrier()
 
     def metric_objects(self, trace: StepTrace) -> dict:
-        """The Keras metrics of an evaluation: those model_fn updated, and metric_fn's."""
-        return {**trace.metric_objects, **self.host_metric_objects}
+        """An evaluation's metrics, each with reset_state() and result(): model_fn's and metric_fn's.
+
+        Keras metrics as they are; tf.compat.v1 (value, update_op) pairs as V1MetricResult, whose
+        result() reads the value after the last batch and whose reset_state() puts TF1 local
+        variables back to their initial values (tf.estimator initialised them for every evaluation).
+        """
+        objects = dict(trace.metric_objects)
+        for name in trace.metric_pairs:
+            objects[name] = V1MetricResult(name, functools.partial(self._read_step_values, trace),
+                                           self.reset_tf1_local_variables)
+        objects.update(self.host_metric_objects)
+        for name in self._host_pairs:
+            objects[name] = V1MetricResult(name, self._last_host_values, self.reset_tf1_local_variables)
+        return objects
+
+    def reset_tf1_local_variables(self) -> None:
+        """Every TF1 local / metric variable back to its initial value (one evaluation's fresh start)."""
+        self._host_values_now = None
+        with self.strategy.scope():
+            for stored in self.store.tf1_local_variables():
+                reset_local_variable(stored.variable, stored.initial)
+
+    def _read_step_values(self, trace: StepTrace) -> dict:
+        """eval_metric_ops' v1 values now: model_fn once more on zero rows in every replica."""
+        key = id(trace)
+        if key not in self._step_values:
+            step = self.steps.metric_values(self._batch_size_of(trace), trace)
+
+            @tf.function(autograph=False)
+            def read():
+                before = self.global_step.read_value()
+                with self.step_scope(ModeKeys.EVAL):
+                    values = self.strategy.run(step)
+                with tf.control_dependencies(tf.nest.flatten(values)):
+                    self.global_step.assign(before)
+                return {name: self.strategy.experimental_local_results(value)[0] for name, value in values.items()}
+
+            self._step_values[key] = read
+        with self.strategy.scope():
+            return {name: value.numpy() for name, value in self._step_values[key]().items()}
+
+    def _batch_size_of(self, trace: StepTrace) -> int | None:
+        for (_mode, batch_size), (_, known) in self._loops.items():
+            if known is trace:
+                return batch_size
+        return None
 
     def update_host_metrics(self, trace: StepTrace, rows: Any, mask: tf.Tensor) -> None:
         """Runs TPUEstimatorSpec's metric_fn on the real rows of a finished eval loop (on the host)."""
@@ -101,14 +155,34 @@ class Runtime:
         if self._host_metrics is None:
             self._host_metrics = tf.function(self._metric_fn_call)
         self._host_metrics(trace.metric_fn, rows, mask)
+        if self._host_pairs:  # read here, on the host, outside the strategy's scope where metric_fn ran
+            empty = tf.nest.map_structure(lambda t: t[:0], rows)
+            self._host_values_now = self._read_host_values(trace.metric_fn, empty)
+
+    def _call_metric_fn(self, metric_fn: Callable, rows: Any) -> Any:
+        call = ModelFnCall(ModeKeys.EVAL, 1)
+        with self.store.creator_scope(ModeKeys.EVAL), entered(call), naming.call_names() as names, \
+                call_collections(self.global_step) as collections:
+            call.names, call.collections = names, collections
+            return metric_fn(**rows) if isinstance(rows, dict) else metric_fn(*rows)
 
     def _metric_fn_call(self, metric_fn: Callable, rows: Any, mask: tf.Tensor) -> None:
         real = tf.nest.map_structure(lambda t: tf.boolean_mask(t, mask), rows)
-        call = ModelFnCall(ModeKeys.EVAL, 1)
-        with self.store.creator_scope(ModeKeys.EVAL), entered(call), naming.call_names() as names:
-            call.names = names
-            metrics = metric_fn(**real) if isinstance(real, dict) else metric_fn(*real)
-        self.host_metric_objects = check_metrics(metrics)
+        self.host_metric_objects, self._host_pairs = check_metrics(self._call_metric_fn(metric_fn, real))
+
+    def _read_host_values(self, metric_fn: Callable, empty_rows: Any) -> dict:
+        """metric_fn's v1 values now: metric_fn once more on zero rows (its updates add nothing)."""
+        if self._host_values is None:
+            def read(metric_fn, rows):
+                return pair_values(self._call_metric_fn(metric_fn, rows), self._host_pairs)
+
+            self._host_values = tf.function(read, autograph=False)
+        return {name: value.numpy() for name, value in self._host_values(metric_fn, empty_rows).items()}
+
+    def _last_host_values(self) -> dict:
+        if self._host_values_now is None:
+            raise ValueError("No evaluation has run metric_fn since the metrics were reset: no values to read.")
+        return self._host_values_now
 
     def saved_variables(self) -> dict:
         """{TF1 name: variable} of everything a checkpoint holds: global step, model and optimizer state."""

@@ -11,23 +11,32 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import keras
 import tensorflow as tf
 
+from estimators.compat import metrics
 from estimators.compat.call_context import ModelFnCall
 from estimators.distribute.inputs import split_element
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
+from estimators.training.step_summaries import write_v1_summaries
 
 
 @dataclass
 class StepTrace:
-    """What tracing a step learned about model_fn: read by the loop that owns the step."""
+    """What tracing a step learned about model_fn: read by the loop that owns the step.
+
+    metric_pairs names eval_metric_ops' tf.compat.v1 (value, update_op) pairs; their values are
+    read after the last batch by `ModelFnSteps.metric_values`, on zero-row inputs of input_specs.
+    """
 
     metric_fn: Callable | None = None
     metric_objects: dict = field(default_factory=dict)
+    metric_pairs: list = field(default_factory=list)
+    input_specs: Any = None
     optimizers: list = field(default_factory=list)
+    training_hooks: list = field(default_factory=list)  # the spec's training_hooks
+    chief_hooks: list = field(default_factory=list)  # its training_chief_hooks (run by the chief only)
 
 
 class TrainOutputs(NamedTuple):
@@ -97,8 +106,12 @@ class ModelFnSteps:
             spec, call = self.call(ModeKeys.TRAIN, features, labels, batch_size)
             self._check_optimizers(call)
             trace.optimizers = list(call.optimizers)
+            if not trace.training_hooks and not trace.chief_hooks:  # every replica's call returns them: keep one
+                trace.training_hooks = list(spec.training_hooks or ())
+                trace.chief_hooks = list(getattr(spec, "training_chief_hooks", None) or ())
             rates = [o.learning_rate for o in call.optimizers if o.learning_rate is not None]
             learning_rate = rates[0] if rates else tf.constant(0.0)
+            write_v1_summaries(call.summaries)
             with tf.control_dependencies(tf.nest.flatten(spec.train_op)):
                 loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             with tf.control_dependencies([loss]):
@@ -125,6 +138,7 @@ class ModelFnSteps:
 
         def step(element):
             (features, labels), mask = split_element(element[0]), element[1]
+            trace.input_specs = metrics.input_specs((features, labels))
             spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
             loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
@@ -144,8 +158,24 @@ class ModelFnSteps:
                     "a static-shape (TPU) evaluation would reach them. Return "
                     "TPUEstimatorSpec(eval_metrics=(metric_fn, tensors)) instead."
                 )
-            trace.metric_objects = dict(check_metrics(spec.eval_metric_ops))
+            trace.metric_objects, trace.metric_pairs = metrics.split_metrics(spec.eval_metric_ops,
+                                                                             "eval_metric_ops")
         return ()
+
+    def metric_values(self, batch_size: int | None, trace: StepTrace) -> Callable:
+        """A replica step returning eval_metric_ops' v1 values: model_fn on zero rows, so nothing is added.
+
+        The values are computed in the cross-replica merge_call of each metric (sums over replicas)
+        after every update of the evaluation: read them once, after the last batch.
+        """
+
+        def step():
+            features, labels = metrics.empty_inputs(trace.input_specs)
+            spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
+            ops = spec.eval_metric_ops if isinstance(spec, EstimatorSpec) else None
+            return metrics.pair_values(ops, trace.metric_pairs)
+
+        return tf.autograph.experimental.do_not_convert(step)
 
     def predict(self, batch_size: int | None) -> tuple[Callable, StepTrace]:
         """Predictions and mask, in the eval step's (loss, real rows, rows, mask) layout."""
@@ -160,14 +190,6 @@ class ModelFnSteps:
         return self._compiled(step), trace
 
 
-def check_metrics(metrics: Any) -> dict:
-    """ValueError unless `metrics` maps names to Keras metrics."""
-    if not isinstance(metrics, dict):
-        raise ValueError(f"metric_fn must return a dict of name -> keras.metrics.Metric, got {type(metrics).__name__}.")
-    for name, metric in metrics.items():
-        if not isinstance(metric, keras.metrics.Metric):
-            raise ValueError(
-                f"metric {name!r} is a {type(metric).__name__}; return keras.metrics.Metric objects "
-                "(tf.compat.v1.metrics (value, update_op) pairs need sessions)."
-            )
-    return metrics
+def check_metrics(returned: Any) -> tuple[dict, list[str]]:
+    """metric_fn's result as ({name: Keras metric}, [names of tf.compat.v1 pairs]); ValueError otherwise."""
+    return metrics.split_metrics(returned, "metric_fn's result")

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
+from tensorflow.python.eager import context
 
 from estimators.compat.call_context import creating_optimizer_state, current_call
 from estimators.runtime import naming
@@ -42,6 +44,7 @@ class StoredVariable:
     kind: str
     trainable: bool
     modes: set = field(default_factory=set)
+    initial: Any = None  # a TF1 local variable's initial value (numpy): evaluate() resets metrics to it
 
     @property
     def shape(self) -> tuple:
@@ -67,12 +70,15 @@ def variable_kind(kwargs: dict) -> str:
     if isinstance(owner, keras.metrics.Metric):
         return LOCAL
     if owner is not None:  # Keras 3 keeps the learning rate in a variable; TF1 kept it in the graph
-        is_keras = isinstance(owner, keras.optimizers.Optimizer)
+        is_keras = isinstance(owner, keras.optimizers.Optimizer) or naming.is_tf_keras_new_optimizer(owner)
         return LOCAL if is_keras and naming.clean(kwargs.get("name")) == "learning_rate" else OPTIMIZER
     if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
         return LOCAL
+    if naming.tf_keras_metric_owner() is not None:
+        return LOCAL
+    # Summed per-replica state is a metric's; ON_READ with MEAN is tf_keras BatchNorm's moving statistics.
     on_read = kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ
-    if on_read and kwargs.get("trainable") is False:
+    if on_read and kwargs.get("trainable") is False and kwargs.get("aggregation") == tf.VariableAggregation.SUM:
         return LOCAL
     return MODEL
 
@@ -95,6 +101,10 @@ class VariableStore:
 
     def entries(self) -> list[StoredVariable]:
         return list(self._by_name.values())
+
+    def tf1_local_variables(self) -> list[StoredVariable]:
+        """The variables created in TF1's LOCAL_VARIABLES / METRIC_VARIABLES (tf.compat.v1.metrics state)."""
+        return [s for s in self._by_name.values() if s.initial is not None]
 
     def name_of(self, variable: Any) -> str | None:
         """The TF1 name of a store variable (or of the Keras variable wrapping one)."""
@@ -147,6 +157,8 @@ class VariableStore:
         variable = self._create(next_creator, dict(kwargs, name=name))
         trainable = bool(getattr(variable, "trainable", False))
         stored = StoredVariable(name, variable, kind, trainable)
+        if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
+            stored.initial = _initial_value(variable)
         self._by_name[name] = stored
         self._names_by_id[id(variable)] = name
         return stored
@@ -203,12 +215,26 @@ class VariableStore:
         # The variable exists (initialised) before the trace goes on, so tf.function need not
         # lift it: without this it would trace the whole loop a second time.
         kwargs["experimental_enable_variable_lifting"] = False
+        fresh_random = callable(kwargs.get("initial_value")) and naming.keras_variable_path() is None
         self._creating.active = True
         try:
             with tf.init_scope(), tf.name_scope(""):
+                if fresh_random:
+                    # TF1 initialisers ran as graph ops, each seeded random op with its own stream: one
+                    # seeded initializer shared by several get_variable / tf.compat.v1.layers calls gave
+                    # each variable the stream's start. Eagerly, ops with equal seeds share a cached
+                    # kernel and its stream; clearing the kernel cache gives every variable a fresh one.
+                    context.context().clear_kernel_cache()
                 return next_creator(**kwargs)
         finally:
             self._creating.active = False
+
+
+def _initial_value(variable: Any) -> np.ndarray:
+    """A new variable's value as created (its first replica's copy), read eagerly."""
+    first = (getattr(variable, "values", None) or [variable])[0]
+    with tf.init_scope():
+        return np.asarray(first.read_value())
 
 
 def _synchronised_state(kwargs: dict) -> dict:

@@ -102,7 +102,7 @@ class TrainController:
                 stopped_by = HOOK
             if stop or signal_name is not None or ended:
                 break
-        if last_saved != step or checkpoint is None:
+        if last_saved != step:  # the same on every worker (only the chief gets a path): saving is collective
             checkpoint, _ = self._save(step)
         for hook in plan.hooks:
             hook.end(step)

@@ -7,6 +7,7 @@ returns a typed result: TrainLoopResult or InferenceLoopResult.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -14,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from estimators.distribute.strategy import spans_workers
+from estimators.training.step_summaries import StepSummaries
 
 _SUM = tf.distribute.ReduceOp.SUM
 _MEAN = tf.distribute.ReduceOp.MEAN
@@ -70,12 +72,21 @@ class TrainLoop:
     """
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
-                 single_step: bool, stop: tf.Variable):
+                 single_step: bool, stop: tf.Variable, summaries: StepSummaries | None = None,
+                 has_optimizer: Callable[[], bool] = lambda: True):
+        recording = summaries.recording if summaries is not None else contextlib.nullcontext
+
         def run(element):
-            with step_scope():
-                outputs = strategy.run(step, args=(element,))
-            return (strategy.reduce(_MEAN, outputs.loss, axis=None),
-                    strategy.experimental_local_results(outputs.learning_rate)[0])
+            with recording():
+                with step_scope():
+                    outputs = strategy.run(step, args=(element,))
+                loss = strategy.reduce(_MEAN, outputs.loss, axis=None)
+                learning_rate = strategy.experimental_local_results(outputs.learning_rate)[0]
+                if summaries is not None:
+                    summaries.scalar("loss", loss)
+                    if has_optimizer():
+                        summaries.scalar("learning_rate", learning_rate)
+            return loss, learning_rate
 
         @tf.function
         def loop(iterator, iterations):

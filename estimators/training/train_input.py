@@ -2,22 +2,42 @@
 
 A train() call continues the stream the previous call left (as one long call would: no shuffle
 buffer refill, the next unseen batch) while it has data; once input_fn's data has ended, the
-next call calls input_fn again and starts over, as a new epoch.
+next call calls input_fn again and starts over, as a new epoch. When the estimator dies, its live
+iterator is handed to runtime/collection.py, which frees it outside the cycle collector.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
+
+from estimators.runtime.collection import keep_until_safe
+
+
+class _Stream:
+    """The live iterator; referenced from outside its estimator's cycles, so dying with it never frees it."""
+
+    def __init__(self) -> None:
+        self.iterator: Any = None
 
 
 class TrainInput:
     """One estimator's training iterator, its input_fn, and the batches taken from it so far."""
 
-    def __init__(self) -> None:
+    def __init__(self, owner: object) -> None:
         self._input_fn: Callable | None = None
-        self._iterator: Any = None
+        self._stream = _Stream()
         self.position = 0  # steps taken from the current stream
+        weakref.finalize(owner, keep_until_safe, self._stream)
+
+    @property
+    def _iterator(self) -> Any:
+        return self._stream.iterator
+
+    @_iterator.setter
+    def _iterator(self, value: Any) -> None:
+        self._stream.iterator = value
 
     def iterator(self, input_fn: Callable, make: Callable[[int], Any], resume_at: int = 0) -> Any:
         """The live iterator for input_fn, or a new one (another input_fn, or the stream ended).
