@@ -65,6 +65,17 @@ def keras_variable_path() -> str | None:
     return "/".join(part for part in variable.path.split("/") if part not in constructed)
 
 
+def keras_variable_shape() -> tuple | None:
+    """The shape of the Keras variable whose tf.Variable is being created (Keras 3 gives only a callable); None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, keras.Variable):
+            return tuple(owner.shape)
+        frame = frame.f_back
+    return None
+
+
 def keras_owner() -> Any:
     """The innermost Keras metric or optimizer whose scope variable creation is in, else None."""
     for caller in reversed(_keras_scope_callers()):
