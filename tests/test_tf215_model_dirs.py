@@ -13,9 +13,9 @@ in 2.15, so pure-TF models (get_variable + matmul) must agree to float32 roundin
 Keras layers ran as Keras 2 kernels in 2.15 and run as Keras 3 kernels here (BatchNormalization computes its
 batch moments with other ops), which may reorder float32 sums: rtol 1e-5 (measured: bit-identical here).
 
-Skipped here: styles whose model_fn needs Keras 2 (the `tf_keras` package, not installed in this venv):
-tf.compat.v1.layers (b, f), Keras 2's `Model.get_updates_for` (a's TRAIN mode) and
-tf.keras.optimizers.legacy (e, e2's TRAIN mode).
+Skipped here unless tf.keras is Keras 2 in this process (tf_keras with TF_USE_LEGACY_KERAS=1, chosen before
+TensorFlow is imported; tests/test_legacy_keras.py runs these styles in such a subprocess): tf.compat.v1.layers
+(b, f), Keras 2's `Model.get_updates_for` (a's TRAIN mode) and tf.keras.optimizers.legacy (e, e2's TRAIN mode).
 """
 
 import importlib.util
@@ -44,17 +44,18 @@ _spec = importlib.util.spec_from_file_location("tf215_models_ported", os.path.jo
 ported = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ported)
 
-HAS_TF_KERAS = importlib.util.find_spec("tf_keras") is not None
-_V1_LAYERS = "tf.compat.v1.layers needs tf_keras (Keras 2), not installed in this venv"
+# tf_keras being installed is not enough: tf.keras is Keras 2 only where TF_USE_LEGACY_KERAS=1 was set first.
+HAS_TF_KERAS = tf.keras.__version__.startswith("2.")
+_V1_LAYERS = "tf.compat.v1.layers needs Keras 2 as tf.keras (tf_keras and TF_USE_LEGACY_KERAS=1)"
 _NEEDS_TF_KERAS = {
     "b_tpu_layers_momentum": _V1_LAYERS,
     "f_layers_sgd_l2": _V1_LAYERS,
 }
 _TRAIN_NEEDS_TF_KERAS = {
     **_NEEDS_TF_KERAS,
-    "a_keras_sequential_adam": "its TRAIN mode calls Keras 2's Model.get_updates_for (tf_keras, not installed here)",
-    "e_keras_legacy_adam": "tf.keras.optimizers.legacy.Adam needs tf_keras (Keras 2), not installed in this venv",
-    "e2_keras_legacy_adam_global_step": "tf.keras.optimizers.legacy.Adam needs tf_keras (Keras 2), not installed here",
+    "a_keras_sequential_adam": "its TRAIN mode calls Keras 2's Model.get_updates_for (Keras 2 as tf.keras)",
+    "e_keras_legacy_adam": "tf.keras.optimizers.legacy.Adam needs Keras 2 as tf.keras",
+    "e2_keras_legacy_adam_global_step": "tf.keras.optimizers.legacy.Adam needs Keras 2 as tf.keras",
 }
 MODELS = sorted(REFERENCE["models"])
 # Keras BatchNormalization's moving statistics: 2.15's Estimator never updated them (Keras layers put their
