@@ -265,3 +265,37 @@ def test_a_stream_that_ended_restarts_from_its_beginning(tmp_path):
     expected = _values(straight)
     expected.pop("estimators/input_position")
     _assert_same_values(values, expected)
+
+
+def _checkpoint_bytes(path: str) -> int:
+    return sum(os.path.getsize(path + suffix) for suffix in (".index", DATA))
+
+
+def test_the_saved_input_position_costs_one_int64_and_well_under_a_hundred_bytes(tmp_path):
+    """The cost the issue asks for: the same 5 steps with and without `estimators/input_position`."""
+    with_position = _estimator(tmp_path / "with").train(_shuffled_input(), max_steps=5)
+    without = _estimator(tmp_path / "without", save_input_position=False).train(_shuffled_input(), max_steps=5)
+    reader = tf.train.load_checkpoint(with_position.latest_checkpoint())
+    assert reader.get_variable_to_shape_map()["estimators/input_position"] == []
+    assert reader.get_variable_to_dtype_map()["estimators/input_position"] == tf.int64
+    cost = _checkpoint_bytes(with_position.latest_checkpoint()) - _checkpoint_bytes(without.latest_checkpoint())
+    print(f"input position: {cost} bytes per checkpoint")
+    assert 8 <= cost < 100
+
+
+def test_save_input_position_false_writes_no_position_and_a_new_process_restarts_the_stream(tmp_path, straight_9):
+    """The opt-out: what tf.estimator did (input_fn called afresh at every train()), checkpoints without the key."""
+    _estimator(tmp_path / "split", save_input_position=False).train(_shuffled_input(), max_steps=5)
+    resumed = _estimator(tmp_path / "split", save_input_position=False).train(_shuffled_input(), max_steps=9)
+    assert "estimators/input_position" not in resumed.get_variable_names()
+    # The reference: 5 steps, then 4 more from the stream's beginning (a new input_fn, as a new process calls it).
+    reference = _estimator(tmp_path / "restarted", save_input_position=False)
+    reference.train(_shuffled_input(), max_steps=5)
+    reference.train(_shuffled_input(), max_steps=9)  # another input_fn object: the stream starts over
+    _assert_same_values(_values(resumed), _values(reference))
+    assert not np.array_equal(resumed.get_variable_value(KERNEL), straight_9[KERNEL]), "the restart changed nothing"
+
+
+def test_save_input_position_must_be_a_bool():
+    with pytest.raises(ValueError, match="save_input_position must be True or False"):
+        RunConfig(save_input_position="no")
