@@ -1,6 +1,8 @@
 """Train, evaluate, predict, export or TPU-preflight a registered model: `python main.py --model=cnn [--use_tpu]`.
 
 Flags -> Settings -> registries (model_fns, input_fns) -> TPUEstimator -> the chosen mode.
+Exit status: 0 done; 2 the command line is wrong whatever the machine (a flag's value, flags that
+contradict each other): one line, nothing run; 1 the run failed here (data, model_dir, TPU, the model).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 from launch import console
 
 console.quiet_tensorflow_startup(sys.argv)  # before anything imports TensorFlow
+console.require_tensorflow()  # one line and exit 1, not a ModuleNotFoundError traceback
 
 from absl import app, flags  # noqa: E402
 
@@ -20,7 +23,7 @@ from estimators import TrainingInterrupted  # noqa: E402
 from launch.build import start_run  # noqa: E402
 from launch.flags_file import flag_lines  # noqa: E402
 from launch.modes import MODES  # noqa: E402
-from launch.settings import Settings  # noqa: E402
+from launch.settings import Settings, UsageError  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -65,7 +68,9 @@ def settings_from_flags() -> Settings:
 
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}")
+        sys.stderr.write(f"error: unexpected arguments {' '.join(argv[1:])}: every setting is a --flag=value "
+                         "(python main.py --helpshort lists them).\n")
+        sys.exit(console.USAGE)
     console.configure_output(FLAGS.verbosity)
     try:
         model = model_fns.get_model(FLAGS.model)
@@ -75,6 +80,11 @@ def main(argv: list[str]) -> None:
     except TrainingInterrupted as stopped:  # SIGTERM / first Ctrl-C: saved; say how to resume, exit as a shell would
         print(stopped, file=sys.stderr)
         sys.exit(128 + getattr(signal, stopped.signal_name, signal.SIGINT))
+    except UsageError as err:
+        if FLAGS.verbosity >= console.DEBUG:
+            raise
+        sys.stderr.write(console.error_line(err) + "\n")
+        sys.exit(console.USAGE)
     except console.user_errors() as err:
         if FLAGS.verbosity >= console.DEBUG:
             raise
@@ -84,5 +94,10 @@ def main(argv: list[str]) -> None:
         sys.exit(1)
 
 
+def run_cli(argv: list[str] | None = None) -> None:
+    """`python main.py ...`: absl's app.run with flag errors as one line and exit status 2."""
+    app.run(main, argv=argv, flags_parser=console.parse_flags_or_exit)
+
+
 if __name__ == "__main__":
-    app.run(main)
+    run_cli()

@@ -37,6 +37,9 @@ class TPUEstimator(Estimator):
                 "params['batch_size'] is reserved: TPUEstimator sets it to the per-replica batch. "
                 "Pass train_batch_size/eval_batch_size/predict_batch_size instead."
             )
+        if params and "context" in params:
+            raise ValueError("params['context'] is reserved: TPUEstimator sets it to input_fn's input context. "
+                             "Rename that key in params.")
         if embedding_config_spec is not None:
             raise ValueError("embedding_config_spec (TPU embeddings) is not supported; use keras_rs instead.")
         if batch_axis is not None:

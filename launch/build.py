@@ -14,16 +14,19 @@ from model_fns import ModelInfo
 
 
 def start_run(settings: Settings, model: ModelInfo, flag_lines: list[str]) -> Run:
-    """Everything before the mode runs: checks, what the run is (logged), flags.txt, seed, the estimator."""
+    """Everything before the mode runs: checks, what the run is (logged), seed, the estimator.
+
+    Nothing is written here: flags.txt goes to model_dir with the run's first checkpoint.
+    """
     if settings.plot:
         plots.require_matplotlib()
     dataset = build_dataset(settings.dataset, model)
     # Before the seed is set: the parameter count builds the network once on the side.
     run_info.describe(settings, model, dataset)
-    flags_file.write_flags_file(settings.model_dir, flag_lines, settings.mode)
     if settings.seed is not None:
         keras.utils.set_random_seed(settings.seed)
-    return Run(settings, build_estimator(settings, model), dataset)
+    listener = flags_file.FlagsFileListener(settings.model_dir, flag_lines, settings.mode)
+    return Run(settings, build_estimator(settings, model), dataset, (listener,))
 
 
 def build_dataset(name: str, model: ModelInfo) -> DatasetSource:

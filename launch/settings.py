@@ -10,6 +10,10 @@ from absl import logging
 PLOT_MODES = ("predict", "evaluate", "train_and_evaluate")
 
 
+class UsageError(ValueError):
+    """The settings contradict each other or name a bad value, whatever the machine: main.py exits 2."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     """Everything one run needs; built from flags by main.py, usable from notebooks too."""
@@ -45,7 +49,7 @@ class Settings:
         self._check()
         dataset = self.dataset or default_dataset
         if dataset == "synthetic" and self.data_dir is not None:
-            raise ValueError("--data_dir has no effect with --dataset=synthetic (its images are generated); "
+            raise UsageError("--data_dir has no effect with --dataset=synthetic (its images are generated); "
                              "leave it out.")
         model_dir = self.model_dir
         if not model_dir:
@@ -58,14 +62,14 @@ class Settings:
 
     def _check(self) -> None:
         if self.data_dir is not None and not self.data_dir.strip():
-            raise ValueError("--data_dir is empty; name the folder holding the dataset files, or leave the flag "
+            raise UsageError("--data_dir is empty; name the folder holding the dataset files, or leave the flag "
                              "out to search the usual places.")
         if self.plot is not None:
             if self.mode not in PLOT_MODES:
-                raise ValueError(f"--plot works with --mode={', '.join(PLOT_MODES)} (a confusion matrix after "
+                raise UsageError(f"--plot works with --mode={', '.join(PLOT_MODES)} (a confusion matrix after "
                                  f"evaluation, a grid of predicted images), not --mode={self.mode}.")
             if not self.plot.lower().endswith(".png"):
-                raise ValueError(f"--plot={self.plot!r}: name a .png file.")
+                raise UsageError(f"--plot={self.plot!r}: name a .png file.")
 
     def model_params(self, defaults: dict) -> dict:
         """model_fn params: the model's defaults, overridden by the flags that were set."""

@@ -8,7 +8,6 @@ thread while it runs, so the variable store and the optimizers can record what i
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ from estimators import precision
 from estimators.compat import optimizer_guard
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
+from estimators.compat.fn_args import declared_args
 from estimators.runtime import naming
 
 _ALLOWED_ARGS = ("features", "labels", "mode", "params", "config")
@@ -25,18 +25,7 @@ _ALLOWED_ARGS = ("features", "labels", "mode", "params", "config")
 
 def model_fn_args(model_fn: Callable) -> tuple[str, ...]:
     """The tf.estimator argument names model_fn accepts; ValueError for any other required one."""
-    signature = inspect.signature(model_fn)
-    names = []
-    for name, param in signature.parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        if name in _ALLOWED_ARGS:
-            names.append(name)
-        elif param.default is param.empty:
-            raise ValueError(
-                f"model_fn has an argument {name!r} the engine cannot fill; a model_fn may take "
-                f"any of {', '.join(_ALLOWED_ARGS)}."
-            )
+    names = declared_args(model_fn, _ALLOWED_ARGS, "model_fn")
     if "features" not in names:
         raise ValueError("model_fn must take a `features` argument.")
     return tuple(names)

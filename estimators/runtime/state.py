@@ -18,7 +18,7 @@ from estimators.runtime import naming
 from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
 from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
 from estimators.training.iterations import IterationsPerLoop
-from estimators.training.loops import InferenceLoop, TrainLoop
+from estimators.training.loops import InferenceLoop, TrainLoop, engine_checks_unwrapped
 from estimators.training.step_summaries import StepSummaries
 
 
@@ -154,7 +154,8 @@ class Runtime:
             return
         if self._host_metrics is None:
             self._host_metrics = tf.function(self._metric_fn_call, reduce_retracing=True)  # row counts vary
-        self._host_metrics(trace.metric_fn, rows, mask)
+        with engine_checks_unwrapped():
+            self._host_metrics(trace.metric_fn, rows, mask)
         if self._host_pairs:  # read here, on the host, outside the strategy's scope where metric_fn ran
             empty = tf.nest.map_structure(lambda t: t[:0], rows)
             self._host_values_now = self._read_host_values(trace.metric_fn, empty)

@@ -8,7 +8,9 @@ returns a typed result: TrainLoopResult or InferenceLoopResult.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import os
+import re
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -20,6 +22,31 @@ from estimators.training.step_summaries import StepSummaries
 _SUM = tf.distribute.ReduceOp.SUM
 _MEAN = tf.distribute.ReduceOp.MEAN
 _ITERATIONS = tf.TensorSpec([], tf.int32)
+
+
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+@contextlib.contextmanager
+def engine_checks_unwrapped() -> Iterator[None]:
+    """While tracing: the engine's own checks (a spec without loss, metrics that are not metrics...) come out
+    as raised, with their one-line message, not inside autograph's "in user code" listing of frames.
+
+    Errors raised in user code (model_fn, metric_fn, Keras) keep the listing: it points at their line.
+    """
+    try:
+        yield
+    except Exception as err:
+        original = err.__context__ if getattr(err, "ag_error_metadata", None) is not None else None
+        if original is not None and type(original) is type(err) and _raised_in_engine(str(err)):
+            raise original.with_traceback(None) from None
+        raise
+
+
+def _raised_in_engine(listing: str) -> bool:
+    """Whether the innermost frame of autograph's listing (the source lines it maps back to) is the engine's."""
+    frames = re.findall(r'File "([^"]+)", line \d+', listing)
+    return bool(frames) and os.path.abspath(frames[-1]).startswith(_ENGINE_DIR)
 
 
 class TrainLoopResult(NamedTuple):
@@ -112,10 +139,11 @@ class TrainLoop:
 
     def trace(self, iterator) -> None:
         """Compiles the loop for this iterator now (a shorter last loop reuses it: iterations is a tensor)."""
-        if self._single:
-            self._function.get_concrete_function(iterator)
-        else:
-            self._function.get_concrete_function(iterator, _ITERATIONS)
+        with engine_checks_unwrapped():
+            if self._single:
+                self._function.get_concrete_function(iterator)
+            else:
+                self._function.get_concrete_function(iterator, _ITERATIONS)
 
     def tracing_count(self) -> int:
         return self._function.experimental_get_tracing_count()
@@ -172,10 +200,13 @@ class InferenceLoop:
 
     def trace(self, iterator, element_spec) -> None:
         """Compiles for the iterator's element spec, so a partial last batch reuses the same program."""
-        self._function.get_concrete_function(iterator, element_spec, _ITERATIONS)
+        with engine_checks_unwrapped():
+            self._function.get_concrete_function(iterator, element_spec, _ITERATIONS)
 
     def __call__(self, iterator, first, iterations: int) -> InferenceLoopResult:
-        done, ended, loss_sum, count, rows, mask, sizes = self._function(iterator, first, tf.constant(iterations))
+        with engine_checks_unwrapped():
+            done, ended, loss_sum, count, rows, mask, sizes = self._function(iterator, first,
+                                                                             tf.constant(iterations))
         return InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask),
                                    np.asarray(sizes))
 
