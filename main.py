@@ -7,6 +7,7 @@ contradict each other): one line, nothing run; 1 the run failed here (data, mode
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from launch import console
@@ -18,6 +19,7 @@ from absl import app, flags  # noqa: E402
 
 import input_fns  # noqa: E402
 import model_fns  # noqa: E402
+from estimators import TrainingInterrupted  # noqa: E402
 from launch.build import start_run  # noqa: E402
 from launch.flags_file import flag_lines  # noqa: E402
 from launch.modes import MODES  # noqa: E402
@@ -77,6 +79,9 @@ def main(argv: list[str]) -> None:
         settings = settings_from_flags().resolved(model.default_dataset)
         run = start_run(settings, model, flag_lines(FLAGS, "model"))
         result = MODES[settings.mode](run)
+    except TrainingInterrupted as stopped:  # SIGTERM / first Ctrl-C: saved; say how to resume, exit as a shell would
+        print(stopped, file=sys.stderr)
+        sys.exit(128 + getattr(signal, stopped.signal_name, signal.SIGINT))
     except UsageError as err:
         if FLAGS.verbosity >= console.DEBUG:
             raise

@@ -48,6 +48,10 @@ class RunConfig:
     TPUClusterResolver and `master` a TPU name or address, as in TPUEstimator's RunConfig.
     When neither save_checkpoints_steps nor save_checkpoints_secs is set, checkpoints are
     saved every 600 seconds (tf.estimator's default) and at the end of every train().
+    `save_input_position` (not in tf.estimator) saves with every checkpoint how many steps the train stream
+    has fed (`estimators/input_position`, one int64 scalar), so a new process resumes the stream where it
+    stopped (input_fn is called again and that many batches skipped); False: a new process starts the
+    stream at its beginning, as tf.estimator did at every train().
     """
 
     model_dir: str | None = None
@@ -64,6 +68,7 @@ class RunConfig:
     tpu_config: TPUConfig = dataclasses.field(default_factory=TPUConfig)
     session_config: Any = None
     jit_compile: bool = False
+    save_input_position: bool = True
 
     def __post_init__(self) -> None:
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
@@ -77,6 +82,8 @@ class RunConfig:
         _check_positive("log_step_count_steps", self.log_step_count_steps)
         if not isinstance(self.keep_checkpoint_max, int) or self.keep_checkpoint_max < 0:
             raise ValueError(f"keep_checkpoint_max must be an integer >= 0, got {self.keep_checkpoint_max!r}.")
+        if not isinstance(self.save_input_position, bool):
+            raise ValueError(f"save_input_position must be True or False, got {self.save_input_position!r}.")
         if not isinstance(self.tpu_config, TPUConfig):
             raise ValueError(f"tpu_config must be a TPUConfig, got {type(self.tpu_config).__name__}.")
         for name in ("train_distribute", "eval_distribute"):

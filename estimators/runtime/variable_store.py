@@ -56,6 +56,8 @@ def _requested_shape(kwargs: dict) -> tuple | None:
     shape = kwargs.get("shape")
     if shape is None:
         shape = getattr(kwargs.get("initial_value"), "shape", None)
+    if shape is None and callable(kwargs.get("initial_value")):
+        shape = naming.keras_variable_shape()  # Keras 3 passes `lambda: initializer(shape)` and no shape
     return tuple(tf.TensorShape(shape).as_list()) if shape is not None else None
 
 
