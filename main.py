@@ -7,6 +7,7 @@ contradict each other): one line, nothing run; 1 the run failed here (data, mode
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from launch import console
@@ -18,6 +19,7 @@ from absl import app, flags  # noqa: E402
 
 import input_fns  # noqa: E402
 import model_fns  # noqa: E402
+from estimators import TrainingInterrupted  # noqa: E402
 from launch.build import start_run  # noqa: E402
 from launch.flags_file import flag_lines  # noqa: E402
 from launch.modes import MODES  # noqa: E402
@@ -41,7 +43,9 @@ flags.DEFINE_integer("eval_batch_size", 1000, "Global evaluation batch.", lower_
 flags.DEFINE_integer("predict_batch_size", 128, "Global prediction batch (16 x 8 cores).", lower_bound=1)
 flags.DEFINE_enum("precision", "float32", ["float32", "bfloat16"],
                   "Compute precision of model_fn: bfloat16 is Keras' mixed_bfloat16 (float32 variables and loss).")
-flags.DEFINE_integer("iterations_per_loop", 100, "Steps per compiled loop (and per log line).", lower_bound=1)
+flags.DEFINE_string("iterations_per_loop", None,
+                    "Steps per compiled loop (and per log line), or a duration such as '30s' (loops sized to take "
+                    "about that long). Default: 100 on a TPU, '30s' on the CPU/GPUs, where steps are slow.")
 flags.DEFINE_float("learning_rate", None, "Learning rate (default: the model's).", lower_bound=0.0)
 flags.DEFINE_enum("lr_schedule", None, ["constant", "step", "cosine"],
                   "Learning-rate schedule over --train_steps (default: the model's: cnn constant, resnet step).")
@@ -77,6 +81,9 @@ def main(argv: list[str]) -> None:
         settings = settings_from_flags().resolved(model.default_dataset)
         run = start_run(settings, model, flag_lines(FLAGS, "model"))
         result = MODES[settings.mode](run)
+    except TrainingInterrupted as stopped:  # SIGTERM / first Ctrl-C: saved; say how to resume, exit as a shell would
+        print(stopped, file=sys.stderr)
+        sys.exit(128 + getattr(signal, stopped.signal_name, signal.SIGINT))
     except UsageError as err:
         if FLAGS.verbosity >= console.DEBUG:
             raise

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -32,9 +33,11 @@ from estimators.runtime.collection import paused_collection
 from estimators.runtime.model_fn_call import model_fn_args
 from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
+from estimators.training import eval_summaries
 from estimators.training.controller import SIGNAL, TrainController, TrainPlan
 from estimators.training.hooks import Hook, SavingListener, checked_hooks
 from estimators.training.iterations import IterationsPerLoop
+from estimators.training.logging_hook import fetch_names
 from estimators.training.loops import InferenceLoopResult
 from estimators.training.preemption import StopRequest, TrainingInterrupted, stopping_on_signals
 from estimators.training.progress import CheckpointSchedule, ProgressReport
@@ -313,11 +316,12 @@ class Estimator:
             iterator = self._train_input.iterator(input_fn, make, resume_at=self._resume_position(latest))
             if summaries is not None:
                 summaries.starting_at(start)
-            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries)
+            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries, fetch_names(hooks))
             display.compiling()
             compile_started = time.monotonic()
             loop.trace(iterator)
             display.compiled(time.monotonic() - compile_started)
+            loop.fetches.attach(hooks, [*trace.training_hooks, *trace.chief_hooks])
             self._restore_for_training(runtime, latest)
             run_loop = StartingOverAtItsEnd(loop, iterator, self._train_input, input_fn, make,
                                             stopping=lambda: self._stop.signal_name is not None)
@@ -410,10 +414,16 @@ class Estimator:
         _warn_not_finite(results)
         subdir = f"eval_{name}" if name else "eval"
         scalars = {k: v for k, v in results.items() if k != "global_step" and np.ndim(v) == 0}
-        if is_chief(runtime.strategy):
-            self._summaries.scalars(subdir, results["global_step"], scalars)
+        if is_chief(runtime.strategy):  # 2.15's layout: one event of every metric, then the checkpoint path
+            self._summaries.raw(subdir, results["global_step"], eval_summaries.metrics_summary(results))
+            if path:
+                self._summaries.raw(subdir, results["global_step"], eval_summaries.checkpoint_path_summary(path))
         logging.info("Evaluation at global step %d: %s", results["global_step"], scalars)
         return results
+
+    def eval_dir(self, name: str | None = None) -> str:
+        """Where evaluate(name=...) writes its metrics: model_dir/eval, or model_dir/eval_<name>."""
+        return os.path.join(self._model_dir, f"eval_{name}" if name else "eval")
 
     def _inference(self, runtime: Runtime, mode: str, input_fn: Callable, batch_size: int | None,
                    steps: int | None, path: str | None) -> Iterator[InferenceLoopResult]:

@@ -129,7 +129,9 @@ class TPUConfig:
                 f"{self.eval_training_input_configuration!r}."
             )
         _check_int("initial_infeed_sleep_secs", self.initial_infeed_sleep_secs or None, 1)
-        _check_int("experimental_host_call_every_n_steps", self.experimental_host_call_every_n_steps, 1, False)
+        every = self.experimental_host_call_every_n_steps
+        if not _is_int(every) or every < 1:
+            raise ValueError(f"experimental_host_call_every_n_steps must be an integer >= 1, got {every!r}.")
         if self.tpu_job_name is None:
             object.__setattr__(self, "tpu_job_name", _tpu_job_name_from_tf_config())
         self._log_ignored()
@@ -156,9 +158,6 @@ class TPUConfig:
         if self.initial_infeed_sleep_secs:
             log_ignored("TPUConfig(initial_infeed_sleep_secs=...)", "there is no infeed thread; input is read "
                         "by tf.distribute inside the compiled loop.")
-        if self.experimental_host_call_every_n_steps != 1:
-            log_ignored("TPUConfig(experimental_host_call_every_n_steps=...)", "TPUEstimatorSpec(host_call=...) "
-                        "is refused; the engine writes its own summaries every save_summary_steps.")
         if self.experimental_allow_per_host_v2_parallel_get_next:
             log_ignored("TPUConfig(experimental_allow_per_host_v2_parallel_get_next=True)", "batches always go "
                         "to a host's replicas in turn (deterministically), as with False.")

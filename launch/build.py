@@ -36,8 +36,14 @@ def build_dataset(name: str, model: ModelInfo) -> DatasetSource:
     return get_dataset(name)
 
 
+def _steps_or(loop: int | str, default: int) -> int:
+    """A loop's step count, or `default` for a duration-sized loop (its summaries and logs go by steps)."""
+    return loop if isinstance(loop, int) else default
+
+
 def build_estimator(settings: Settings, model: ModelInfo) -> TPUEstimator:
     """The TPUEstimator for these settings (TPU when use_tpu, else local GPUs or the CPU)."""
+    loop = settings.loop_size()
     config = RunConfig(
         model_dir=settings.model_dir,
         master=settings.tpu if settings.use_tpu else None,
@@ -46,9 +52,9 @@ def build_estimator(settings: Settings, model: ModelInfo) -> TPUEstimator:
         tf_random_seed=settings.seed,
         save_checkpoints_steps=settings.save_checkpoints_steps,
         keep_checkpoint_max=settings.keep_checkpoint_max,
-        log_step_count_steps=settings.iterations_per_loop,
-        save_summary_steps=settings.iterations_per_loop,
-        tpu_config=TPUConfig(iterations_per_loop=settings.iterations_per_loop),
+        log_step_count_steps=_steps_or(loop, 100),
+        save_summary_steps=_steps_or(loop, 100),
+        tpu_config=TPUConfig(iterations_per_loop=loop),
     )
     return TPUEstimator(
         model_fn=model.model_fn,

@@ -7,7 +7,11 @@ import os
 
 from absl import logging
 
+from estimators.training import iterations
+
 PLOT_MODES = ("predict", "evaluate", "train_and_evaluate")
+DEFAULT_TPU_LOOP = 100
+DEFAULT_LOCAL_LOOP = "30s"
 
 
 class UsageError(ValueError):
@@ -31,7 +35,7 @@ class Settings:
     train_batch_size: int = 1024
     eval_batch_size: int = 1000
     predict_batch_size: int = 128
-    iterations_per_loop: int = 100
+    iterations_per_loop: int | str | None = None  # None: 100 on a TPU, "30s" elsewhere
     precision: str = "float32"
     learning_rate: float | None = None
     lr_schedule: str | None = None
@@ -59,7 +63,23 @@ class Settings:
                 logging.info("No --model_dir given; checkpoints go to %s", os.path.abspath(model_dir))
         export_dir = self.export_dir or os.path.join(model_dir, "export")
         tpu = (self.tpu or "local") if self.use_tpu else self.tpu
-        return dataclasses.replace(self, dataset=dataset, model_dir=model_dir, export_dir=export_dir, tpu=tpu)
+        return dataclasses.replace(self, dataset=dataset, model_dir=model_dir, export_dir=export_dir, tpu=tpu,
+                                   iterations_per_loop=self.loop_size())
+
+    def loop_size(self) -> int | str:
+        """--iterations_per_loop as TPUConfig takes it: a step count, or a duration; the default by hardware.
+
+        A TPU runs 100 fast steps a loop (TPUEstimator's usual); on the CPU or GPUs a step can take
+        seconds, so loops are sized to about 30 s and something is printed at least that often.
+        """
+        value = self.iterations_per_loop
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return DEFAULT_TPU_LOOP if self.use_tpu else DEFAULT_LOCAL_LOOP
+        try:
+            steps, _ = iterations.parse(value)
+        except ValueError as error:
+            raise ValueError(f"--iterations_per_loop: {error}") from None
+        return steps if steps is not None else value.strip()
 
     def _check(self) -> None:
         if self.use_tpu and self.num_gpus is not None:

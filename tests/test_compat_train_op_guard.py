@@ -26,16 +26,7 @@ def every_mode_run(request, tmp_path_factory):
     return ours, REFERENCE["every_mode_train_op"][update]
 
 
-HANDWRITTEN_RUNS_IN_EVAL = pytest.mark.xfail(strict=True, reason=(
-    "engine bug: a hand-written train_op (tf.compat.v1.assign_sub on model variables) built in EVAL runs "
-    "inside each eval step (tf.function runs every stateful op), so later batches of one evaluate() see "
-    "updated weights: eval loss at step 3 is 0.78699 instead of 2.15's 0.81644 (the checkpoint's exact loss). "
-    "Only optimizers are guarded (compat/optimizer_guard.py)."))
-
-
-def test_evaluate_reports_the_checkpoints_loss_and_step_as_2_15(every_mode_run, request):
-    if request.node.callspec.params["every_mode_run"] == "handwritten":
-        request.applymarker(HANDWRITTEN_RUNS_IN_EVAL)
+def test_evaluate_reports_the_checkpoints_loss_and_step_as_2_15(every_mode_run):
     ours, reference = every_mode_run
     for got, expected in zip(ours["evaluations"], reference["evaluations"], strict=True):
         assert got["global_step"] == expected["global_step"]

@@ -228,8 +228,6 @@ def test_a_tf_config_that_does_not_place_this_task_is_one_clear_error(monkeypatc
     (lambda: RunConfig(session_creation_timeout_secs=60), "RunConfig(session_creation_timeout_secs=...) is ignored"),
     (lambda: TPUConfig(tpu_job_name="tpu_worker"), "TPUConfig(tpu_job_name=...) is ignored"),
     (lambda: TPUConfig(initial_infeed_sleep_secs=30), "TPUConfig(initial_infeed_sleep_secs=...) is ignored"),
-    (lambda: TPUConfig(experimental_host_call_every_n_steps=10),
-     "TPUConfig(experimental_host_call_every_n_steps=...) is ignored"),
     (lambda: TPUConfig(experimental_allow_per_host_v2_parallel_get_next=True),
      "TPUConfig(experimental_allow_per_host_v2_parallel_get_next=True) is ignored"),
     (lambda: TPUConfig(experimental_feed_hook=object), "TPUConfig(experimental_feed_hook=...) is ignored"),

@@ -14,7 +14,7 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import precision
-from estimators.compat import optimizer_guard
+from estimators.compat import optimizer_guard, write_guard
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
 from estimators.compat.fn_args import declared_args
@@ -39,6 +39,7 @@ def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, 
         raise ValueError("input_fn returns labels but model_fn does not take a `labels` argument.")
     values = {"features": features, "labels": labels, "mode": call.mode, "params": params, "config": config}
     optimizer_guard.install()
+    write_guard.install()
     computes_in = precision.resolve(config, params)
     with (entered(call), naming.call_names() as names, call_collections(global_step) as collections,
           precision.policy_scope(computes_in)):
