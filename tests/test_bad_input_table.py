@@ -448,7 +448,7 @@ def test_api(case: Api, tmp_path, trained_linear, request, caplog):
         call = lambda md: case.call(md, strategy=strategy)  # noqa: E731
     before = _checkpoint_digest(md)
     if case.expect is ALLOWED:
-        with caplog.at_level("WARNING"):
+        with caplog.at_level("WARNING", logger="absl"):
             result = call(md)
         for word in case.words:
             assert word in caplog.text

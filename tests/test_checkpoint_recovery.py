@@ -147,7 +147,7 @@ def test_train_resumes_from_the_newest_checkpoint_when_the_state_file_is_broken(
         state.write_text("")
     else:
         state.write_bytes(b"\x00\xffnot a CheckpointState {{{")
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         resumed = _estimator(tmp_path).train(_shuffled_input(), max_steps=9)
     warned = [w for w in _warnings(caplog) if "checkpoint state file" in w]
     assert len(warned) == 1 and str(tmp_path / "model.ckpt-6") in warned[0] and "\n" not in warned[0]
@@ -185,7 +185,7 @@ def _assert_one_warning_naming(caplog, path) -> None:
 
 def test_train_falls_back_to_the_previous_checkpoint_when_the_newest_is_damaged(damaged, caplog, straight_9):
     model_dir, _ = damaged
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         resumed = _estimator(model_dir).train(_shuffled_input(), max_steps=9)
     _assert_one_warning_naming(caplog, model_dir / "model.ckpt-6")
     _assert_same_values(_values(resumed), straight_9)  # resumed at 3: steps 4-9 again, on the same batches
@@ -194,7 +194,7 @@ def test_train_falls_back_to_the_previous_checkpoint_when_the_newest_is_damaged(
 def test_evaluate_falls_back_to_the_previous_checkpoint_when_the_newest_is_damaged(damaged, caplog):
     model_dir, (kernel, bias) = damaged
     x, y = m.dataset(32)
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         result = _estimator(model_dir).evaluate(m.eval_input_fn(x, y))
     _assert_one_warning_naming(caplog, model_dir / "model.ckpt-6")
     assert result["global_step"] == 3
@@ -204,7 +204,7 @@ def test_evaluate_falls_back_to_the_previous_checkpoint_when_the_newest_is_damag
 def test_predict_falls_back_to_the_previous_checkpoint_when_the_newest_is_damaged(damaged, caplog):
     model_dir, (kernel, bias) = damaged
     x, _ = m.dataset(32)
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         logits = [p["logits"] for p in _estimator(model_dir).predict(m.predict_input_fn(x))]
     _assert_one_warning_naming(caplog, model_dir / "model.ckpt-6")
     np.testing.assert_allclose(logits, x @ kernel + bias, rtol=1e-5, atol=1e-6)
@@ -214,7 +214,7 @@ def test_export_falls_back_to_the_previous_checkpoint_when_the_newest_is_damaged
     model_dir, (kernel, bias) = damaged
     x, _ = m.dataset(32)
     receiver = build_raw_serving_input_receiver_fn(tf.TensorSpec([None, m.FEATURES], tf.float32))
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         export_dir = _estimator(model_dir).export_saved_model(str(tmp_path / "export"), receiver)
     _assert_one_warning_naming(caplog, model_dir / "model.ckpt-6")
     served = tf.saved_model.load(os.fsdecode(export_dir)).signatures["serving_default"]

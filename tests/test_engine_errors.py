@@ -85,7 +85,7 @@ def test_reserved_batch_size_param_is_refused(tmp_path):
 
 def test_evaluate_before_any_training_runs_on_initial_weights_as_tf_estimator_did(tmp_path, caplog):
     x, y = m.dataset(16)
-    with caplog.at_level("WARNING"):
+    with caplog.at_level("WARNING", logger="absl"):
         result = _estimator(tmp_path).evaluate(m.eval_input_fn(x, y))
     assert result["global_step"] == 0 and result["examples"] == 16
     assert "Could not find a trained model" in caplog.text

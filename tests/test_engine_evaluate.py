@@ -227,7 +227,7 @@ def test_training_logs_step_loss_and_rates_every_log_step_count_steps(tmp_path, 
     import logging
 
     x, y = m.dataset(32)
-    with caplog.at_level(logging.DEBUG):  # INFO when the progress display is off, DEBUG beside it
+    with caplog.at_level(logging.DEBUG, logger="absl"):  # INFO when the progress display is off, DEBUG beside it
         _estimator(tmp_path, iterations=2, log_step_count_steps=4).train(m.train_input_fn(x, y), max_steps=8)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("global_step = ")]
     assert [line.split(",")[0] for line in lines] == ["global_step = 4", "global_step = 8"]

@@ -44,7 +44,7 @@ def test_named_tensors_are_logged_every_n_steps_counted_per_step_across_loops(tm
 
 def test_the_default_format_is_tf_estimators(tmp_path, caplog):
     hook = LoggingTensorHook(["seen_step"], every_n_iter=3)
-    with caplog.at_level(logging.INFO):
+    with caplog.at_level(logging.INFO, logger="absl"):
         _train(tmp_path, _model_fn(), hooks=[hook], steps=4, iterations=2)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("seen_step = ")]
     assert lines[0] == "seen_step = 0"

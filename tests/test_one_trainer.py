@@ -54,7 +54,7 @@ def test_the_lock_of_a_killed_trainer_is_taken_over_with_a_warning(tmp_path, hel
     held.process.send_signal(signal.SIGKILL)
     held.wait()
     assert os.path.exists(tmp_path / LOCK_FILE)  # left behind, naming a process that is gone
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         estimator = _here(tmp_path).train(crash_worker.input_fn, max_steps=9)
     assert f"process {held.process.pid} is no longer running" in caplog.text
     assert estimator.get_variable_value("global_step") == 9

@@ -233,13 +233,13 @@ def test_a_tf_config_that_does_not_place_this_task_is_one_clear_error(monkeypatc
     (lambda: TPUConfig(experimental_feed_hook=object), "TPUConfig(experimental_feed_hook=...) is ignored"),
 ])
 def test_a_setting_without_tf2_meaning_is_logged_once_as_ignored(caplog, make, message):
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         make()
         make()
     assert sum(message in record.getMessage() for record in caplog.records) == 1
 
 
 def test_defaults_log_nothing(caplog):
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         RunConfig(tpu_config=TPUConfig())
     assert "is ignored" not in caplog.text

@@ -140,7 +140,7 @@ def test_num_shards_that_disagrees_with_the_tpu_is_one_clear_error(tmp_path):
 def test_num_shards_off_the_tpu_is_logged_once_as_ignored(tmp_path, caplog):
     x, y = m.dataset(16)
     config = RunConfig(model_dir=str(tmp_path), tpu_config=TPUConfig(num_shards=8))
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         estimator = TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, train_batch_size=8,
                                  eval_batch_size=8)
         estimator.train(m.train_input_fn(x, y), max_steps=1)
@@ -204,7 +204,7 @@ def test_tpu_estimator_rejects_what_2_15_rejected_or_cannot_do(tmp_path, kwargs,
 def test_batch_axis_with_per_replica_input_is_logged_as_ignored_as_2_15_ignored_it(tmp_path, caplog):
     config = RunConfig(model_dir=str(tmp_path),
                        tpu_config=TPUConfig(per_host_input_for_training=InputPipelineConfig.PER_HOST_V2))
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, batch_axis=(1, 0))
     assert "TPUEstimator(batch_axis=...) is ignored" in caplog.text
 
@@ -225,7 +225,7 @@ def _with_export_targets(estimator, export_to_tpu, export_to_cpu):
 
 
 def test_export_to_tpu_is_logged_once_as_not_written(trained, tmp_path, caplog):
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         trained.export_saved_model(str(tmp_path / "export"), _receiver)
         trained.export_saved_model(str(tmp_path / "export"), _receiver)
     assert caplog.text.count("TPUEstimator(export_to_tpu=True) is ignored: only the CPU serving graph") == 1
