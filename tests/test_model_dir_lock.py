@@ -79,7 +79,8 @@ def test_a_live_trainer_on_another_host_is_refused(tmp_path):
 
 def test_a_holder_without_a_recent_heartbeat_is_taken_over_with_a_warning(tmp_path, caplog):
     _write_lock(tmp_path, age_s=700)
-    with caplog.at_level(logging.WARNING, logger="absl"), ModelDirLock(str(tmp_path), stale_after_s=600, heartbeat_every_s=None):
+    with caplog.at_level(logging.WARNING, logger="absl"), \
+            ModelDirLock(str(tmp_path), stale_after_s=600, heartbeat_every_s=None):
         assert _holder(tmp_path)["host"] == socket.gethostname()
     assert "Taking over the trainer lock" in caplog.text and "no heartbeat for 700 s" in caplog.text
 
