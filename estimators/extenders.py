@@ -87,13 +87,16 @@ def add_metrics(estimator: Estimator, metric_fn: Callable) -> Estimator:
     return _same_kind(estimator, model_fn)
 
 
+_RESERVED_PARAMS = ("batch_size", "use_tpu", "context")  # TPUEstimator sets these itself
+
+
 def _same_kind(estimator: Estimator, model_fn: Callable) -> Estimator:
     """An estimator like `estimator` (class, model_dir, config, params, warm start, batch sizes) with model_fn."""
     common = dict(model_dir=estimator.model_dir, config=estimator.config, params=estimator.params,
-                  warm_start_from=estimator._warm_start_from)  # noqa: SLF001
+                  warm_start_from=estimator._warm_start)  # noqa: SLF001
     if isinstance(estimator, TPUEstimator):
         sizes = estimator._batch_sizes  # noqa: SLF001
-        params = {k: v for k, v in common.pop("params").items() if k not in ("batch_size", "use_tpu")}
+        params = {k: v for k, v in common.pop("params").items() if k not in _RESERVED_PARAMS}
         return type(estimator)(
             model_fn, params=params, use_tpu=estimator._use_tpu, eval_on_tpu=estimator._eval_on_tpu,  # noqa: SLF001
             train_batch_size=sizes[ModeKeys.TRAIN], eval_batch_size=sizes[ModeKeys.EVAL],
