@@ -93,13 +93,13 @@ def write_census_csv(path: str, rows: int, seed: int) -> None:
             row["age"] = int(rng.randint(17, 80))
             row["fnlwgt"] = int(rng.randint(20000, 400000))
             row["education_num"] = _EDUCATION_YEARS[row["education"]]
-            row["capital_gain"] = int(rng.choice([0, 0, 0, 0, 2174, 5178, 15024]))
-            row["capital_loss"] = int(rng.choice([0, 0, 0, 0, 0, 1902]))
+            row["capital_gain"] = int(rng.choice([0] * 12 + [217, 517, 1502]))
+            row["capital_loss"] = int(rng.choice([0] * 19 + [190]))
             row["hours_per_week"] = int(rng.randint(10, 70))
             score = (0.06 * (row["age"] - 40) + 0.35 * (row["education_num"] - 10)
                      + 0.04 * (row["hours_per_week"] - 40) + 1.2 * (row["marital_status"] == " Married-civ-spouse")
-                     + 0.0004 * row["capital_gain"] - 0.8 * (row["gender"] == " Female")
-                     + rng.normal(0.0, 1.0) - 3.4)
+                     + 0.004 * row["capital_gain"] - 0.8 * (row["gender"] == " Female")
+                     + rng.normal(0.0, 1.0) - 2.9)
             row["income_bracket"] = " >50K" if score > 0 else " <=50K"
             # As in the UCI Adult files, string values keep the space that follows each comma.
             f.write(",".join(str(row[c]) for c in CENSUS_COLUMNS) + "\n")
