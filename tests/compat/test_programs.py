@@ -11,13 +11,14 @@ What "the numbers TF 2.15 gave" means here:
   and shape); the global steps at which the training loss summary was written; scalar summary tags;
   and, where the numbers depend on the data alone (a BatchNorm over the raw input fed by a seeded
   numpy generator), the values, to 1e-3.
-- Within the reference's spread: every other number (eval metrics, first and late training losses,
-  BatchNorm moving statistics). The port cannot repeat TF 2.15's random draws: Keras 3 and tf_keras
-  initialisers, dropout and op-level seeds are other code, so only the outcome's distribution is
-  comparable. The band is [min - m, max + m] over the five reference runs, with
-  m = max(half their range, a floor): 0.03 absolute for accuracies and AUC, 10 % (first loss, eval loss)
-  or 25 % (late training loss, moving statistics) of the reference mean, so five runs do not make the
-  band narrower than what seed-to-seed noise alone gives.
+- Within the reference's spread: every other number (eval metrics, the first training loss,
+  BatchNorm moving statistics). Later training-loss summaries are single batches, too noisy to
+  compare; the eval loss over the whole eval set stands for them. The port cannot repeat TF 2.15's
+  random draws (Keras 3 and tf_keras initialisers, dropout and op-level seeds are other code), so
+  only the outcome's distribution is comparable. The band is [min - m, max + m] over the reference
+  runs, with m = max(half their range, a floor): 0.03 absolute for accuracies and AUC, 10 % (first
+  loss, eval loss) or 25 % (moving statistics) of the reference mean, so a handful of runs does not
+  make the band narrower than what seed-to-seed noise alone gives.
 - The export serves what predict() predicts: serving_default's outputs for the first two prediction
   examples equal predict()'s, to 1e-4 (as they do on TF 2.15).
 Programs that use tf.compat.v1.layers or Keras-2-only APIs run with TF_USE_LEGACY_KERAS=1 (tf.keras is
@@ -139,11 +140,9 @@ def assert_in_band(what: str, ours: float, values: list[float], floor: float) ->
         f"{what} = {ours:.4g}, outside [{low:.4g}, {high:.4g}] (TF 2.15 runs gave {[round(v, 4) for v in values]})")
 
 
-def loss_points(curve: dict[str, float]) -> tuple[float, float]:
-    """(loss at the first summary step, mean of the losses written in the run's second half)."""
-    steps = sorted(int(s) for s in curve)
-    late = [curve[str(s)] for s in steps if s >= steps[-1] / 2]
-    return curve[str(steps[0])], float(np.mean(late))
+def first_loss(curve: dict[str, float]) -> float:
+    """The loss at the first step a loss summary was written."""
+    return curve[str(min(int(s) for s in curve))]
 
 
 def prediction_accuracy(predictions: dict) -> float:
@@ -194,12 +193,11 @@ def test_loss_summaries_written_at_reference_steps(name, ported):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_training_loss_within_reference_spread(name, ported):
-    ours = loss_points(ported(name)["loss_curve"])
-    refs = [loss_points(run["loss_curve"]) for run in reference_runs(name)]
-    first, late = [r[0] for r in refs], [r[1] for r in refs]
-    assert_in_band(f"{name} first training loss", ours[0], first, 0.10 * abs(float(np.mean(first))))
-    assert_in_band(f"{name} late training loss", ours[1], late, 0.25 * abs(float(np.mean(late))))
+def test_first_training_loss_within_reference_spread(name, ported):
+    """The loss of the first step measures the initial model (initialisers, loss function) alone."""
+    first = [first_loss(run["loss_curve"]) for run in reference_runs(name)]
+    assert_in_band(f"{name} first training loss", first_loss(ported(name)["loss_curve"]), first,
+                   0.10 * abs(float(np.mean(first))))
 
 
 @pytest.mark.parametrize("name", NAMES)
