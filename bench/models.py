@@ -88,6 +88,11 @@ def model_fn(model: str) -> Callable:
     return mlp_model_fn if model == "mlp" else get_model(model).model_fn
 
 
+def engine_precision(policy: str) -> str:
+    """The engine's precision setting (params["precision"]) for a Keras policy name: bfloat16 or float32."""
+    return {"float32": "float32", "mixed_bfloat16": "bfloat16"}[policy]
+
+
 def params(model: str) -> dict:
     """The model_fn params every contender uses (the registered defaults)."""
     if model == "mlp":

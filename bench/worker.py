@@ -32,7 +32,8 @@ def measure(job: Job, spawn_time: float) -> dict:
 
     imported = time.time()
 
-    keras.mixed_precision.set_global_policy(job.precision)
+    if job.contender != "ours":  # ours sets the policy around each model_fn call (params["precision"])
+        keras.mixed_precision.set_global_policy(job.precision)
     keras.utils.set_random_seed(job.seed)
     clock = StepClock(spawn_time)
     extra = runner(job.contender)(job, WORKLOADS[job.workload], clock)

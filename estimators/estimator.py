@@ -1,8 +1,13 @@
-"""Estimator: runs model_fn/input_fn pairs under tf.distribute with tf.estimator's contract."""
+"""Estimator: runs model_fn/input_fn pairs under tf.distribute with tf.estimator's contract.
+
+A thin shell: the runtime (runtime/) runs model_fn, the controller (training/controller.py) runs
+the outer training loop, the Checkpointer (checkpoint/) owns model_dir's checkpoints.
+"""
 
 from __future__ import annotations
 
-import inspect
+import contextlib
+import functools
 import math
 import tempfile
 import time
@@ -13,25 +18,30 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from estimators.checkpoint import checkpoints
+from estimators.checkpoint import mapping, warm_start
+from estimators.checkpoint.checkpointer import Checkpointer
+from estimators.checkpoint.lock import ModelDirLock
+from estimators.compat.input_fn_call import call_input_fn
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
 from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
+from estimators.runtime.collection import paused_collection
 from estimators.runtime.model_fn_call import model_fn_args
+from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
+from estimators.training.controller import SIGNAL, TrainController, TrainPlan
+from estimators.training.hooks import Hook, SavingListener, checked_hooks
+from estimators.training.iterations import IterationsPerLoop
+from estimators.training.loops import InferenceLoopResult
+from estimators.training.preemption import StopRequest, TrainingInterrupted, stopping_on_signals
 from estimators.training.progress import CheckpointSchedule, ProgressReport
+from estimators.training.progress_display import ProgressDisplay
+from estimators.training.step_summaries import StepSummaries
 from estimators.training.summaries import SummaryWriters
+from estimators.training.train_input import TrainInput
 
-_STEPS_SPEC = tf.TensorSpec([], tf.int32)
-
-
-def _check_no_hooks(hooks: Any, what: str) -> None:
-    if hooks:
-        raise ValueError(
-            f"{what} hooks are tf.compat.v1 SessionRunHooks, which TF2 cannot run; the engine "
-            "logs, checkpoints and writes summaries itself (see RunConfig)."
-        )
+INPUT_POSITION = "estimators/input_position"  # train-stream steps taken, saved with every checkpoint
 
 
 def _to_python(value: Any) -> Any:
@@ -39,11 +49,32 @@ def _to_python(value: Any) -> Any:
     return value.item() if value.ndim == 0 else value
 
 
+def _no_hooks(hooks: Any, what: str) -> None:
+    """evaluate()/predict() run no hooks (hooks are called between training loops): say so, never ignore them."""
+    checked_hooks(hooks, f"{what} hooks", Hook)
+    if hooks:
+        raise ValueError(f"{what} takes no hooks: hooks are called between training loops. Read what you need "
+                         "from evaluate()'s results or predict()'s outputs.")
+
+
+def _skipping(input_fn: Callable, elements: int) -> Callable:
+    """input_fn whose dataset starts `elements` elements in (same signature: arguments still go by name)."""
+    if elements <= 0:
+        return input_fn
+
+    @functools.wraps(input_fn)
+    def skipped(*args, **kwargs):
+        dataset = input_fn(*args, **kwargs)
+        return dataset.skip(elements) if isinstance(dataset, tf.data.Dataset) else dataset
+
+    return skipped
+
+
 class Estimator:
     """Trains, evaluates and predicts with a model_fn on the CPU, one or many GPUs."""
 
     def __init__(self, model_fn: Callable, model_dir: str | None = None, config: RunConfig | None = None,
-                 params: dict | None = None, warm_start_from: str | None = None):
+                 params: dict | None = None, warm_start_from: Any = None):
         if not callable(model_fn):
             raise ValueError(f"model_fn must be callable, got {type(model_fn).__name__}.")
         model_fn_args(model_fn)
@@ -62,14 +93,21 @@ class Estimator:
         self._config = config.replace(model_dir=self._model_dir)
         self._params = dict(params or {})
         self._model_fn = model_fn
-        self._warm_start_from = warm_start_from
-        self._runtimes: dict[int, Runtime] = {}
+        self._warm_start = warm_start.settings_from(warm_start_from)
         self._strategies: dict[str, tf.distribute.Strategy] = {}
-        self._summaries = SummaryWriters(self._model_dir)
         if config.train_distribute is None and not self._use_tpu:
+            # Before any TensorFlow op: collectives can only be configured at program start.
             workers = multi_worker_strategy()
             if workers is not None:
                 self._strategies[ModeKeys.TRAIN] = workers
+        self._checkpointer = Checkpointer(self._model_dir, config.keep_checkpoint_max)
+        self._runtimes: dict[int, Runtime] = {}
+        self._train_input = TrainInput(self)
+        self._stop = StopRequest()
+        with tf.init_scope():
+            self._input_position = tf.Variable(0, dtype=tf.int64, trainable=False, name="input_position")
+        self._summaries = SummaryWriters(self._model_dir)
+        self._step_summaries_made: dict[Runtime, StepSummaries] = {}
 
     # -- public properties (tf.estimator names) ---------------------------------------------
     @property
@@ -108,11 +146,19 @@ class Estimator:
     def _input_params(self) -> dict:
         return dict(self._params)
 
+    def _params_for_model_fn(self, params: dict, batch_size: int | None) -> dict:
+        """The params dict model_fn receives (tf.estimator passes its params unchanged)."""
+        return dict(params)
+
+    def _input_elements_per_step(self, runtime: Runtime) -> int:
+        """Elements one step takes from each input pipeline (one global batch here)."""
+        return 1
+
     def _distributed_dataset(self, runtime: Runtime, input_fn: Callable, mode: str):
         """input_fn's dataset, distributed: the global batch is split across replicas by tf.distribute."""
-        dataset = _call_input_fn(input_fn, self._input_params())
+        dataset = call_input_fn(input_fn, mode=mode, params=self._input_params(), config=self._config)
         if mode == ModeKeys.TRAIN:
-            split_element(dataset.element_spec, mode)
+            split_element(dataset.element_spec)
             dims = {s.shape[0] for s in tf.nest.flatten(dataset.element_spec) if s.shape.rank}
             for dim in dims - {None}:
                 per_replica_batch_size(dim, runtime.num_replicas, "input_fn's batch size")
@@ -128,22 +174,27 @@ class Estimator:
         strategy = self._strategy(mode)
         runtime = self._runtimes.get(id(strategy))
         if runtime is None:
-            runtime = Runtime(strategy, self._model_fn, self._params, self._config, self._static_shapes)
+            runtime = Runtime(strategy, self._model_fn, self._params, self._config, self._static_shapes,
+                              params_for_model_fn=self._params_for_model_fn)
             self._runtimes[id(strategy)] = runtime
         return runtime
 
     # -- checkpoints ------------------------------------------------------------------------------
     def latest_checkpoint(self) -> str | None:
-        """The newest checkpoint prefix in model_dir, or None."""
-        return checkpoints.latest(self._model_dir)
+        """The newest complete checkpoint in model_dir, or None (see Checkpointer.latest)."""
+        return self._checkpointer.latest()
 
     def get_variable_names(self) -> list[str]:
-        """Names of the variables in the latest checkpoint (see checkpoints.py for the naming)."""
-        return checkpoints.variable_names(self._require_checkpoint())
+        """Names of the variables in the latest checkpoint: the TF1 names tf.estimator wrote."""
+        return sorted(self._checkpointer.contents(self._require_checkpoint()))
 
     def get_variable_value(self, name: str) -> np.ndarray:
         """The value of variable `name` in the latest checkpoint."""
-        return checkpoints.variable_value(self._require_checkpoint(), name)
+        path = self._require_checkpoint()
+        name = name[:-2] if name.endswith(":0") else name
+        if name not in self._checkpointer.contents(path):
+            raise ValueError(f"No variable {name!r} in checkpoint {path}; see get_variable_names().")
+        return tf.train.load_variable(path, name)
 
     def _require_checkpoint(self) -> str:
         path = self.latest_checkpoint()
@@ -151,118 +202,184 @@ class Estimator:
             raise ValueError(f"Could not find a trained model (no checkpoint) in model_dir {self._model_dir!r}.")
         return path
 
-    def _save(self, runtime: Runtime, step: int) -> None:
-        """Every worker saves (saving may need collectives); only the chief's copy lands in model_dir."""
+    def _resolve_checkpoint(self, checkpoint_path: str | None) -> str | None:
+        """A given checkpoint (prefix or directory) or the latest; None when there is none."""
+        if not checkpoint_path:
+            return self.latest_checkpoint()
+        if tf.io.gfile.isdir(checkpoint_path):
+            found = Checkpointer(checkpoint_path, None).latest()
+            if found is None:
+                raise ValueError(f"No checkpoint found in directory {checkpoint_path!r}.")
+            return found
+        if not tf.io.gfile.exists(checkpoint_path + ".index"):
+            raise ValueError(f"No checkpoint at {checkpoint_path!r} (expected {checkpoint_path}.index).")
+        return checkpoint_path
+
+    def _restore(self, path: str, variables: dict, optional: tuple = ()) -> None:
+        stored = self._checkpointer.contents(path)
+        self._checkpointer.restore(path, mapping.restore_plan(variables, stored, optional))
+
+    def _warm_start_from(self, runtime: Runtime) -> None:
+        """tf.estimator's warm start: the selected variables from another checkpoint, the rest as initialised."""
+        trainable = {e.name for e in runtime.store.entries() if e.trainable}
+        path, assignments = warm_start.plan(self._warm_start, runtime.saved_variables(), trainable)
+        self._checkpointer.restore(path, assignments)
+        logging.info("Warm-started %d variables from %s.", len(assignments), path)
+
+    def _step_summaries(self, runtime: Runtime) -> StepSummaries | None:
+        """The summaries train steps write (the chief's; none on other workers), one per runtime."""
+        if not is_chief(runtime.strategy):
+            return None
+        if runtime not in self._step_summaries_made:
+            self._step_summaries_made[runtime] = StepSummaries(
+                self._summaries.writer(""), self._config.save_summary_steps, runtime.global_step)
+        return self._step_summaries_made[runtime]
+
+    def _save(self, runtime: Runtime, step: int, lock: ModelDirLock | None) -> str | None:
+        """The chief writes the checkpoint (with the train stream's position); every worker waits for it."""
+        path = None
         if is_chief(runtime.strategy):
-            path = checkpoints.save(runtime.checkpoint(), self._model_dir, step, self._config.keep_checkpoint_max)
-            logging.info("Saved checkpoint for step %d: %s", step, path)
-        else:
-            scratch = tempfile.mkdtemp(prefix="worker_checkpoint_")
-            try:
-                checkpoints.save(runtime.checkpoint(), scratch, step, 1)
-            finally:
-                tf.io.gfile.rmtree(scratch)
+            if lock is not None:
+                lock.heartbeat()
+            self._input_position.assign(self._train_input.position)
+            variables = dict(runtime.saved_variables())
+            if self._config_value("save_input_position", True):
+                variables[INPUT_POSITION] = self._input_position
+            path = self._checkpointer.save(variables, step)
+            logging.debug("Saved checkpoint for step %d: %s", step, path)
         runtime.barrier()  # no worker reads model_dir before the chief's checkpoint is complete
+        return path
+
+    def _config_value(self, name: str, default: Any) -> Any:
+        return getattr(self._config, name, default)
+
+    def _resume_position(self, latest: str | None) -> int:
+        """Train-stream steps a checkpoint records as taken (0 without one, or when the stream ended)."""
+        if latest is None or not self._config_value("save_input_position", True):
+            return 0
+        if INPUT_POSITION not in self._checkpointer.contents(latest):
+            return 0
+        return int(tf.train.load_variable(latest, INPUT_POSITION))
 
     # -- train --------------------------------------------------------------------------------------
     def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None,
               max_steps: int | None = None, saving_listeners: Any = None) -> Estimator:
-        """Trains until `steps` more steps, `max_steps` in all, or the end of input_fn's data."""
-        _check_no_hooks(hooks, "train()")
-        _check_no_hooks(saving_listeners, "saving_listeners")
+        """Trains until `steps` more steps, `max_steps` in all, the end of input_fn's data, or a hook's stop."""
+        hooks = checked_hooks(hooks, "train() hooks", Hook)
+        listeners = checked_hooks(saving_listeners, "train() saving_listeners", SavingListener)
         if steps is not None and max_steps is not None:
             raise ValueError(f"Set at most one of steps ({steps}) and max_steps ({max_steps}).")
         for name, value in (("steps", steps), ("max_steps", max_steps)):
-            if value is not None and (not isinstance(value, int) or value <= 0):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
         latest = self.latest_checkpoint()
-        start = checkpoints.global_step_of(latest) if latest else 0
+        start = self._checkpointer.global_step(latest) if latest else 0
         if max_steps is not None and start >= max_steps:
             logging.info("Skipping training: global step %d already reached max_steps=%d.", start, max_steps)
             return self
         target = max_steps if max_steps is not None else (start + steps if steps is not None else math.inf)
 
         runtime = self._runtime(ModeKeys.TRAIN)
+        chief = is_chief(runtime.strategy)
+        self._checkpointer.is_chief = chief
         batch_size = self._model_fn_batch_size(ModeKeys.TRAIN, runtime)
-        with runtime.strategy.scope():
-            iterator = runtime.train_iterator(
-                input_fn, lambda: iter(self._distributed_dataset(runtime, input_fn, ModeKeys.TRAIN)))
-            loop = runtime.loop(ModeKeys.TRAIN, batch_size)
-            loop.get_concrete_function(iterator, _STEPS_SPEC)
+        lock = ModelDirLock(self._model_dir) if chief else contextlib.nullcontext()
+        display = ProgressDisplay("train", total=None if math.isinf(target) else int(target), start=start)
+        summaries = self._step_summaries(runtime)  # its variable outside the strategy: chief-only state
+        with display, lock as held, paused_collection(collect_first=True), runtime.strategy.scope(), \
+                stopping_on_signals(self._stop):
+            per_step = self._input_elements_per_step(runtime)
+            iterator = self._train_input.iterator(
+                input_fn, lambda at: iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step),
+                                                                    ModeKeys.TRAIN)),
+                resume_at=self._resume_position(latest))
+            if summaries is not None:
+                summaries.starting_at(start)
+            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries)
+            display.compiling()
+            compile_started = time.monotonic()
+            loop.trace(iterator)
+            display.compiled(time.monotonic() - compile_started)
             self._restore_for_training(runtime, latest)
-            self._train_loops(runtime, loop, iterator, target)
+            plan = self._train_plan(runtime, loop, trace, iterator, start, target, hooks, listeners,
+                                    held if chief else None, display)
+            result = TrainController(plan).run()
+        if result.stopped_by == SIGNAL:
+            raise TrainingInterrupted(self._stop.signal_name or "a signal", result.step, result.checkpoint)
         return self
+
+    def _train_plan(self, runtime: Runtime, loop, trace, iterator, start: int, target: float, hooks: list,
+                    listeners: list, lock: ModelDirLock | None, display: ProgressDisplay) -> TrainPlan:
+        config = self._config
+        global_batch = self._global_batch_size(ModeKeys.TRAIN)
+        report = ProgressReport(
+            start, config.log_step_count_steps, config.save_summary_steps, global_batch,
+            (lambda at, values: self._summaries.scalars("", at, values)) if is_chief(runtime.strategy) else None,
+            log=logging.debug if display.enabled else logging.info,
+        )
+
+        def after_loop(info, final: bool) -> None:
+            report.after_loop(info.step, info.steps, info.seconds, info.loss, info.learning_rate, final)
+            rate = info.steps / info.seconds * global_batch if global_batch and info.seconds > 0 else None
+            display.update(info.step, loss=info.loss, examples_per_sec=rate)
+
+        def save(step: int) -> str | None:
+            path = self._save(runtime, step, lock)
+            if path:
+                display.note(f"Saved checkpoint for step {step}: {path}")
+            return path
+
+        schedule = CheckpointSchedule(start, config.save_checkpoints_steps, config.checkpoint_every_secs)
+        return TrainPlan(
+            run_loop=lambda n: loop(iterator, n),
+            start=start,
+            target=target,
+            iterations=IterationsPerLoop(config.tpu_config.iterations_per_loop),
+            save=save,
+            checkpoint_due=schedule.due,
+            checkpoint_saved=schedule.saved,
+            report=after_loop,
+            stop_requested=lambda: self._stop.signal_name,
+            agree=runtime.any_worker,
+            has_optimizer=lambda: bool(trace.optimizers),
+            input_advanced=self._train_input.advanced,
+            hooks=[*hooks, *trace.training_hooks, *(trace.chief_hooks if is_chief(runtime.strategy) else ())],
+            listeners=listeners,
+        )
 
     def _restore_for_training(self, runtime: Runtime, latest: str | None) -> None:
         if latest:
-            checkpoints.restore(runtime.checkpoint(), latest, complete=True)
-            logging.info("Resumed from %s (global step %d).", latest, int(runtime.global_step.numpy()))
-        elif self._warm_start_from:
-            path = checkpoints.resolve_path(self._warm_start_from)
-            checkpoints.restore(runtime.checkpoint(include_optimizer=False), path, complete=False)
-            runtime.global_step.assign(0)
-            logging.info("Warm-started model variables from %s.", path)
-        else:
-            runtime.global_step.assign(0)
-
-    def _train_loops(self, runtime: Runtime, loop: Callable, iterator, target: float) -> None:
-        """Runs compiled loops to `target`, reporting and checkpointing between them."""
-        config = self._config
-        per_loop = config.tpu_config.iterations_per_loop
-        step = int(runtime.global_step.numpy())
-        chief = is_chief(runtime.strategy)
-        report = ProgressReport(
-            step, config.log_step_count_steps, config.save_summary_steps, self._global_batch_size(ModeKeys.TRAIN),
-            (lambda at, values: self._summaries.scalars("", at, values)) if chief else None,
-        )
-        schedule = CheckpointSchedule(step, config.save_checkpoints_steps, config.checkpoint_every_secs)
-        while step < target:
-            iterations = int(min(per_loop, target - step))
-            started = time.monotonic()
-            done, loss, learning_rate = loop(iterator, tf.constant(iterations))
-            done, loss = int(done), float(loss)
-            step += done
-            if done and not math.isfinite(loss):
-                raise FloatingPointError(
-                    f"Loss became {loss} at global step {step}; stopping without saving a checkpoint. "
-                    "Lower the learning rate or check the input data."
-                )
-            ended = done < iterations
-            if done:
-                report.after_loop(step, done, time.monotonic() - started, loss, float(learning_rate),
-                                  final=ended or step >= target)
-            if done and schedule.due(step):
-                self._save(runtime, step)
-                schedule.saved(step)
-            if ended:
-                logging.info("input_fn's data ended at global step %d.", step)
-                break
-        if schedule.last_step != step or self.latest_checkpoint() is None:
-            self._save(runtime, step)
+            self._restore(latest, runtime.saved_variables())
+            step = int(runtime.global_step.numpy())
+            logging.info("Resumed from %s (global step %d).", latest, step)
+            if is_chief(runtime.strategy):
+                self._summaries.resumed("", step)
+            return
+        runtime.global_step.assign(0)
+        if self._warm_start is not None:
+            self._warm_start_from(runtime)
 
     # -- evaluate --------------------------------------------------------------------------------------
     def evaluate(self, input_fn: Callable, steps: int | None = None, hooks: Any = None,
                  checkpoint_path: str | None = None, name: str | None = None) -> dict:
         """Exact metrics over input_fn's data (or `steps` batches), plus `loss` and `global_step`."""
-        _check_no_hooks(hooks, "evaluate()")
-        if steps is not None and (not isinstance(steps, int) or steps <= 0):
+        _no_hooks(hooks, "evaluate()")
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0):
             raise ValueError(f"steps must be a positive integer or None, got {steps!r}.")
-        path = checkpoints.resolve_path(checkpoint_path) if checkpoint_path else self.latest_checkpoint()
-        if path is None:
-            raise ValueError(
-                f"Could not find a trained model in model_dir {self._model_dir!r}; train() first or "
-                "pass checkpoint_path."
-            )
+        path = self._resolve_checkpoint(checkpoint_path)
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
-        loss_sum, count = 0.0, 0.0
-        for partial_loss, partial_count, rows, mask in self._loop_outputs(
-                runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
-            loss_sum += partial_loss
-            count += partial_count
-            runtime.update_host_metrics(rows, mask)
+        _, trace = runtime.inference_loop(ModeKeys.EVAL, batch_size)
+        loss_sum, count, batches = 0.0, 0.0, 0
+        with ProgressDisplay("evaluate", total=steps, unit="batches") as display:
+            for result in self._inference(runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
+                loss_sum += result.loss_sum
+                count += result.count
+                batches += result.steps
+                runtime.update_host_metrics(trace, result.rows, result.mask)
+                display.update(batches, loss=loss_sum / count if count else None)
         with runtime.strategy.scope():
-            results = {name_: _to_python(metric.result()) for name_, metric in runtime.metric_objects().items()}
+            results = {key: _to_python(metric.result()) for key, metric in runtime.metric_objects(trace).items()}
         if count == 0:
             raise ValueError("Evaluation input_fn produced no examples.")
         results["loss"] = loss_sum / count
@@ -274,100 +391,90 @@ class Estimator:
         logging.info("Evaluation at global step %d: %s", results["global_step"], scalars)
         return results
 
-    def _loop_outputs(self, runtime: Runtime, mode: str, input_fn: Callable, batch_size: int | None,
-                      steps: int | None, path: str | None) -> Iterator[tuple]:
-        """Runs the eval/predict loop over the input; yields (loss_sum, rows_counted, rows, mask).
+    def _inference(self, runtime: Runtime, mode: str, input_fn: Callable, batch_size: int | None,
+                   steps: int | None, path: str | None) -> Iterator[InferenceLoopResult]:
+        """Runs the eval/predict loop over the input, yielding each loop's result.
 
         The strategy's scope is held only while TensorFlow runs, never across a yield: a caller
-        may stop reading predictions half way without leaving a scope open.
+        may stop reading predictions half way without leaving a scope open. The global step is
+        put back after every loop: only training moves it (a model_fn may touch it in any mode).
         """
-        per_loop = self._config.tpu_config.iterations_per_loop
+        per_loop = IterationsPerLoop(self._config.tpu_config.iterations_per_loop)
         remaining = steps if steps is not None else math.inf
-        with runtime.strategy.scope():
+        loop, trace = runtime.inference_loop(mode, batch_size)
+        with paused_collection(collect_first=True), runtime.strategy.scope():
             iterator = iter(self._distributed_dataset(runtime, input_fn, mode))
-            loop = runtime.loop(mode, batch_size)
             first_value = next(iterator)
-            # Traced once for the iterator's (possibly unknown-batch) element spec: a partial last
-            # batch then reuses the same program instead of retracing for its shape.
-            loop.get_concrete_function(iterator, iterator.element_spec, _STEPS_SPEC)
+            loop.trace(iterator, iterator.element_spec)
             self._restore_for_inference(runtime, path)
-            for metric in runtime.metric_objects().values():
+            step = runtime.global_step.read_value()
+            for metric in runtime.metric_objects(trace).values():
                 metric.reset_state()
         while remaining > 0:
-            iterations = int(min(per_loop, remaining))
-            with runtime.strategy.scope():
-                done, ended, loss_sum, count, rows, mask = loop(iterator, first_value, tf.constant(iterations))
-                remaining -= int(done)
-                more = not bool(ended) and remaining > 0
+            iterations = per_loop.next(remaining)
+            started = time.monotonic()
+            with paused_collection(), runtime.strategy.scope():
+                result = loop(iterator, first_value, iterations)
+                runtime.global_step.assign(step)
+                remaining -= result.steps
+                more = not result.ended and remaining > 0
                 first_value = next(iterator) if more else None
-            yield float(loss_sum), float(count), rows, mask
+            per_loop.record(result.steps, time.monotonic() - started)
+            yield result
             if not more:
                 break
 
     def _restore_for_inference(self, runtime: Runtime, path: str | None) -> None:
-        if path is None:
-            logging.warning("No checkpoint in %s; predicting with freshly initialised variables.", self._model_dir)
+        """The model's weights from `path` (every one required); without a checkpoint, as tf.estimator did."""
+        if path is not None:
+            self._restore(path, runtime.model_variables())
             return
-        checkpoints.restore(runtime.checkpoint(), path, complete=False)
+        runtime.global_step.assign(0)
+        if self._warm_start is not None:
+            self._warm_start_from(runtime)
+            return
+        logging.warning("Could not find a trained model in model_dir %s; running with freshly initialised "
+                        "variables.", self._model_dir)
 
     # -- predict ----------------------------------------------------------------------------------------
     def predict(self, input_fn: Callable, predict_keys: list[str] | None = None, hooks: Any = None,
                 checkpoint_path: str | None = None, yield_single_examples: bool = True) -> Iterator:
         """Yields model_fn's predictions for every example of input_fn's data, in input order."""
-        _check_no_hooks(hooks, "predict()")
-        path = checkpoints.resolve_path(checkpoint_path) if checkpoint_path else self.latest_checkpoint()
+        _no_hooks(hooks, "predict()")
+        path = self._resolve_checkpoint(checkpoint_path)
         runtime = self._runtime(ModeKeys.PREDICT)
         batch_size = self._model_fn_batch_size(ModeKeys.PREDICT, runtime)
-        for _, _, rows, mask in self._loop_outputs(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path):
-            yield from _split_predictions(rows, mask, predict_keys, yield_single_examples, batch_size)
+        with ProgressDisplay("predict", unit="examples") as display:
+            examples = 0
+            for result in self._inference(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path):
+                examples += int(result.count)
+                display.update(examples)
+                yield from split_predictions(result.rows, result.mask, predict_keys, yield_single_examples,
+                                             batch_size)
 
     # -- export --------------------------------------------------------------------------------------------
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,
                            assets_extra: dict | None = None, as_text: bool = False,
-                           checkpoint_path: str | None = None) -> bytes:
-        """Writes a SavedModel with a serving_default signature; returns its directory (bytes)."""
+                           checkpoint_path: str | None = None, experimental_mode: str = ModeKeys.PREDICT) -> bytes:
+        """Writes a SavedModel for serving; returns its directory (bytes), as tf.estimator did."""
         from estimators.export.saved_model import export_saved_model
 
-        path = checkpoints.resolve_path(checkpoint_path) if checkpoint_path else self._require_checkpoint()
-        return export_saved_model(
-            self._model_fn, self._params, self._config, path, export_dir_base, serving_input_receiver_fn,
-            assets_extra=assets_extra, as_text=as_text,
-        )
+        path = self._resolve_checkpoint(checkpoint_path)
+        if path is None and self._warm_start is not None:
+            path = warm_start.checkpoint_path(self._warm_start)
+        if path is None:
+            raise ValueError(f"Could not find a trained model in model_dir {self._model_dir!r}; train() first or "
+                             "pass checkpoint_path.")
+        with paused_collection(collect_first=True):
+            return export_saved_model(
+                self._model_fn, self._params, self._config, path, export_dir_base, serving_input_receiver_fn,
+                assets_extra=assets_extra, as_text=as_text, experimental_mode=experimental_mode,
+            )
 
-
-def _call_input_fn(input_fn: Callable, params: dict) -> tf.data.Dataset:
-    dataset = input_fn(params) if _takes_params(input_fn) else input_fn()
-    if not isinstance(dataset, tf.data.Dataset):
-        raise ValueError(f"input_fn must return a tf.data.Dataset, got {type(dataset).__name__}.")
-    return dataset
-
-
-def _takes_params(fn: Callable) -> bool:
-    try:
-        parameters = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return True
-    return len(parameters) > 0
-
-
-def _split_predictions(rows: Any, mask: tf.Tensor, keys: list[str] | None, single: bool,
-                       batch_size: int | None) -> Iterator:
-    """Real rows only, as one dict (or array) per example, or per input batch."""
-    mask = np.asarray(mask)
-    rows = tf.nest.map_structure(np.asarray, rows)
-    if isinstance(rows, dict) and keys:
-        missing = set(keys) - set(rows)
-        if missing:
-            raise ValueError(f"predict_keys {sorted(missing)} are not among the predictions {sorted(rows)}.")
-        rows = {k: rows[k] for k in keys}
-    chunk = batch_size or len(mask)
-    for start in range(0, len(mask), max(chunk, 1)):
-        keep = mask[start:start + chunk]
-        if not keep.any():
-            continue
-        part = tf.nest.map_structure(lambda a, s=start, k=keep: a[s:s + chunk][k], rows)
-        if not single:
-            yield part
-            continue
-        for i in range(int(keep.sum())):
-            yield tf.nest.map_structure(lambda a, i=i: a[i], part)
+    def export_savedmodel(self, export_dir_base: str, serving_input_receiver_fn: Callable,
+                          assets_extra: dict | None = None, as_text: bool = False,
+                          checkpoint_path: str | None = None, strip_default_attrs: bool = False) -> bytes:
+        """tf.compat.v1 Estimator's name for export_saved_model (strip_default_attrs has no TF2 meaning)."""
+        del strip_default_attrs
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                       checkpoint_path)

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import tensorflow as tf
+
 from estimators.mode_keys import ModeKeys
+from estimators.training.hooks import Hook, checked_hooks
 
 
 class EstimatorSpec(NamedTuple):
@@ -49,12 +52,10 @@ class TPUEstimatorSpec(NamedTuple):
 
 
 _UNSUPPORTED = {
-    "training_chief_hooks": "SessionRunHooks",
-    "training_hooks": "SessionRunHooks",
-    "evaluation_hooks": "SessionRunHooks",
-    "prediction_hooks": "SessionRunHooks",
-    "scaffold": "a tf.compat.v1 Scaffold",
-    "scaffold_fn": "a tf.compat.v1 Scaffold",
+    "evaluation_hooks": "hooks for evaluate(), which runs no hooks (hooks are called between training loops)",
+    "prediction_hooks": "hooks for predict(), which runs no hooks (hooks are called between training loops)",
+    "scaffold": "a tf.compat.v1 Scaffold (sessions); warm starts go in warm_start_from=WarmStartSettings(...)",
+    "scaffold_fn": "a tf.compat.v1 Scaffold (sessions); warm starts go in warm_start_from=WarmStartSettings(...)",
     "host_call": "a host_call (write tf.summary in model_fn instead)",
 }
 
@@ -69,10 +70,9 @@ def validate_spec(spec: Any, mode: str) -> EstimatorSpec | TPUEstimatorSpec:
         raise ValueError(f"model_fn was called with mode={mode!r} but returned a spec with mode={spec.mode!r}.")
     for name, what in _UNSUPPORTED.items():
         if getattr(spec, name, None):
-            raise ValueError(
-                f"{type(spec).__name__}.{name} holds {what}, which has no TF2 equivalent here; "
-                "remove it (checkpoints, summaries and logging are handled by the engine)."
-            )
+            raise ValueError(f"{type(spec).__name__}.{name} holds {what}; remove it.")
+    for name in ("training_hooks", "training_chief_hooks"):
+        checked_hooks(getattr(spec, name, None), f"{type(spec).__name__}.{name}", Hook)
     if mode == ModeKeys.TRAIN:
         if spec.loss is None:
             raise ValueError("model_fn returned no loss in TRAIN mode; set loss= in the returned spec.")
@@ -85,11 +85,11 @@ def validate_spec(spec: Any, mode: str) -> EstimatorSpec | TPUEstimatorSpec:
         raise ValueError("model_fn returned no loss in EVAL mode; set loss= in the returned spec.")
     if mode == ModeKeys.PREDICT and spec.predictions is None:
         raise ValueError("model_fn returned no predictions in PREDICT mode; set predictions= in the spec.")
-    loss_rank = getattr(getattr(spec.loss, "shape", None), "rank", None)
-    if loss_rank not in (0, None):
+    loss_shape = getattr(spec.loss, "shape", None)
+    if loss_shape is not None and tf.TensorShape(loss_shape).num_elements() not in (None, 1):
         raise ValueError(
             f"model_fn's loss must be a scalar (the mean over this replica's batch), got shape {spec.loss.shape}."
-        )
+        )  # tf.estimator took any one-element loss ([1], [1, 1]) as that scalar
     if isinstance(spec, TPUEstimatorSpec) and spec.eval_metrics is not None:
         metrics = spec.eval_metrics
         if not (isinstance(metrics, (tuple, list)) and len(metrics) == 2 and callable(metrics[0])):

@@ -55,6 +55,20 @@ class TPUEstimator(Estimator):
             return self._strategies.setdefault("cpu_eval", local_strategy())
         return super()._strategy(mode)
 
+    def _params_for_model_fn(self, params: dict, batch_size: int | None) -> dict:
+        """TPUEstimator's model_fn params: the per-replica params['batch_size'] and params['use_tpu']."""
+        params = dict(params, use_tpu=self._use_tpu)
+        if batch_size is not None:
+            params["batch_size"] = batch_size
+        return params
+
+    def _input_elements_per_step(self, runtime: Runtime) -> int:
+        """Each step takes one per-replica batch per local replica from this host's input pipeline."""
+        try:
+            return len(runtime.strategy.extended.worker_devices)
+        except RuntimeError:  # the default strategy: one replica
+            return 1
+
     def _global_batch_size(self, mode: str) -> int | None:
         size = self._batch_sizes[mode]
         if size is None:
@@ -67,7 +81,7 @@ class TPUEstimator(Estimator):
     def _distributed_dataset(self, runtime: Runtime, input_fn: Callable, mode: str):
         batch_size = self._model_fn_batch_size(mode, runtime)
 
-        dataset_fn = make_dataset_fn(input_fn, self._input_params(), batch_size, mode, static=True)
+        dataset_fn = make_dataset_fn(input_fn, self._input_params(), self._config, batch_size, mode, static=True)
         return runtime.strategy.distribute_datasets_from_function(dataset_fn)
 
 

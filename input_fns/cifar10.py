@@ -56,7 +56,11 @@ def load(
     search_dirs: Sequence[str] | None = None,
     download: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Return (uint8 [N,32,32,3], int32 [N]); downloads the python version only if download=True."""
+    """Return (uint8 [N,32,32,3], int32 [N]); downloads the python version only if download=True.
+
+    Looks in data_dir when given (a wrong one is an error, not a reason to look elsewhere), else
+    in search_dirs (default: the Keras cache).
+    """
     found = find_files(split, data_dir, search_dirs)
     if found is None and download:
         found = find_files(split, None, [_download()])
@@ -105,6 +109,14 @@ def read_python(path: str) -> tuple[np.ndarray, np.ndarray]:
     return _to_hwc(data), _checked_labels(path, labels)
 
 
+def locate(split: str, data_dir: str | None = None) -> tuple[str, ...]:
+    """The batch files load() reads for `split`; DatasetNotFoundError naming where it looked otherwise."""
+    found = find_files(split, data_dir)
+    if found is None:
+        raise DatasetNotFoundError(_missing_message(split, _candidate_dirs(data_dir, None)))
+    return tuple(found[1])
+
+
 @register(NAME)
 def _source() -> DatasetSource:
     return DatasetSource(
@@ -114,6 +126,7 @@ def _source() -> DatasetSource:
         CLASS_NAMES,
         loader=load,
         augment=augment.pad_crop_flip,
+        locate=locate,
     )
 
 
@@ -162,5 +175,6 @@ def _missing_message(split: str, tried: list[str]) -> str:
 
 
 def _candidate_dirs(data_dir: str | None, search_dirs: Sequence[str] | None) -> list[str]:
-    roots = ([data_dir] if data_dir else []) + list(default_search_dirs() if search_dirs is None else search_dirs)
+    """data_dir and its official subdirs when given (nowhere else), else the search dirs."""
+    roots = [data_dir] if data_dir else list(default_search_dirs() if search_dirs is None else search_dirs)
     return [os.path.join(root, sub) if sub else root for root in roots for sub in SUBDIRS]

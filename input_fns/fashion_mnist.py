@@ -62,13 +62,18 @@ def load(
     search_dirs: Sequence[str] | None = None,
     download: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Return (uint8 [N,28,28,1], int32 [N]) for "train" (60000) or "test" (10000)."""
+    """Return (uint8 [N,28,28,1], int32 [N]) for "train" (60000) or "test" (10000).
+
+    Looks in data_dir (and its fashion-mnist subdir) when given, else in search_dirs (default: the
+    system package, then the Keras cache); downloads only when download=True, or with download=None
+    when no data_dir is given and the module's DOWNLOAD allows it.
+    """
     paths = find_files(split, data_dir, search_dirs)
     if paths is None:
         tried = _candidate_dirs(data_dir, search_dirs)
-        if not (DOWNLOAD if download is None else download):
-            raise DatasetNotFoundError(_missing_message(split, tried))
-        paths = _download(split, tried)
+        if not _may_download(data_dir, download):
+            raise DatasetNotFoundError(_missing_message(split, tried, data_dir))
+        paths = _download(split, tried, data_dir)
     images, labels = idx.read_images(paths[0]), idx.read_labels(paths[1])
     if len(images) != len(labels):
         raise ValueError(f"{paths[0]} has {len(images)} images but {paths[1]} has {len(labels)} labels.")
@@ -77,12 +82,27 @@ def load(
     return images, labels
 
 
+def locate(split: str, data_dir: str | None = None) -> tuple[str, ...]:
+    """The files load() reads for `split`; () when it would download them; DatasetNotFoundError otherwise."""
+    paths = find_files(split, data_dir)
+    if paths is not None:
+        return paths
+    if _may_download(data_dir, None):
+        return ()
+    raise DatasetNotFoundError(_missing_message(split, _candidate_dirs(data_dir, None), data_dir))
+
+
 @register(NAME)
 def _source() -> DatasetSource:
-    return DatasetSource(NAME, (28, 28, 1), len(CLASS_NAMES), CLASS_NAMES, loader=load)
+    return DatasetSource(NAME, (28, 28, 1), len(CLASS_NAMES), CLASS_NAMES, loader=load, locate=locate)
 
 
-def _download(split: str, tried: list[str]) -> tuple[str, str]:
+def _may_download(data_dir: str | None, download: bool | None) -> bool:
+    # A given data_dir that lacks the files is an error, not a reason to fetch them elsewhere.
+    return download if download is not None else (DOWNLOAD and not data_dir)
+
+
+def _download(split: str, tried: list[str], data_dir: str | None) -> tuple[str, str]:
     """Fetch the split's two .gz files into the Keras cache; any failure becomes one clear error."""
     import keras  # Deferred: only needed on this rare path.
 
@@ -97,12 +117,23 @@ def _download(split: str, tried: list[str]) -> tuple[str, str]:
             for name in file_names(split)
         ]
     except Exception as e:
-        raise DatasetNotFoundError(f"{_missing_message(split, tried)}\nDownload from {ORIGIN} failed: {e}") from e
+        raise DatasetNotFoundError(
+            f"{_missing_message(split, tried, data_dir)}\nDownload from {ORIGIN} failed: {e}"
+        ) from e
     return got[0], got[1]
 
 
-def _missing_message(split: str, tried: list[str]) -> str:
+def _missing_message(split: str, tried: list[str], data_dir: str | None = None) -> str:
     names = " and ".join(f"{n}[.gz]" for n in file_names(split))
+    if data_dir:
+        return (
+            f"Fashion-MNIST {split} files ({names}) not found in --data_dir={data_dir} "
+            f"(looked in: {', '.join(tried)}).\n"
+            "Fix with one of:\n"
+            "  1. pass --data_dir=/path/to/dir holding the IDX files;\n"
+            f"  2. leave --data_dir out to use {SYSTEM_DIR} (sudo apt-get install dataset-fashion-mnist) "
+            f"or the Keras cache ({keras_cache_dir()}), downloading there when online."
+        )
     return (
         f"Fashion-MNIST {split} files ({names}) not found in: {', '.join(tried)}.\n"
         "Fix with one of:\n"
@@ -113,8 +144,10 @@ def _missing_message(split: str, tried: list[str]) -> str:
 
 
 def _candidate_dirs(data_dir: str | None, search_dirs: Sequence[str] | None) -> list[str]:
-    given = [data_dir, os.path.join(data_dir, "fashion-mnist")] if data_dir else []
-    return given + list(default_search_dirs() if search_dirs is None else search_dirs)
+    """data_dir and its fashion-mnist subdir when given (nowhere else), else the search dirs."""
+    if data_dir:
+        return [data_dir, os.path.join(data_dir, "fashion-mnist")]
+    return list(default_search_dirs() if search_dirs is None else search_dirs)
 
 
 def _existing(path: str) -> str | None:

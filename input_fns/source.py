@@ -31,6 +31,8 @@ class DatasetSource:
     class_names: tuple[str, ...]
     loader: Loader = dataclasses.field(repr=False)
     augment: pipeline.AugmentFn | None = dataclasses.field(default=None, repr=False)
+    # locate(split, data_dir) -> the files loader reads; None for generated data.
+    locate: Callable[[str, str | None], tuple[str, ...]] | None = dataclasses.field(default=None, repr=False)
 
     def load(self, split: str, data_dir: str | None = None, **load_options: Any) -> tuple[np.ndarray, np.ndarray]:
         """Return (images uint8 [N,H,W,C], labels int32 [N]) for split "train" or "test"."""
@@ -38,6 +40,13 @@ class DatasetSource:
             raise ValueError(f"Unknown split {split!r}; expected one of {list(SPLITS)}.")
         images, labels = self.loader(split, data_dir, **load_options)
         return np.asarray(images, dtype=np.uint8), np.asarray(labels, dtype=np.int32)
+
+    def files(self, split: str, data_dir: str | None = None) -> tuple[str, ...]:
+        """The files load(split, data_dir) would read, without reading them: () for generated data or
+        data still to download; DatasetNotFoundError (naming where it looked) when there are none."""
+        if split not in SPLITS:
+            raise ValueError(f"Unknown split {split!r}; expected one of {list(SPLITS)}.")
+        return tuple(self.locate(split, data_dir)) if self.locate is not None else ()
 
     def input_fn(self, mode: str, data_dir: str | None = None, **options: Any) -> InputFn:
         """Return `input_fn(params) -> tf.data.Dataset` for mode "train", "eval" or "infer".

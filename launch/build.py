@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import keras
+
 from estimators import RunConfig, TPUConfig, TPUEstimator
 from input_fns import DatasetSource, get_dataset
 from input_fns.synthetic import make_source
+from launch import flags_file, plots, run_info
+from launch.modes import Run
 from launch.settings import Settings
 from model_fns import ModelInfo
+
+
+def start_run(settings: Settings, model: ModelInfo, flag_lines: list[str]) -> Run:
+    """Everything before the mode runs: checks, what the run is (logged), flags.txt, seed, the estimator."""
+    if settings.plot:
+        plots.require_matplotlib()
+    dataset = build_dataset(settings.dataset, model)
+    # Before the seed is set: the parameter count builds the network once on the side.
+    run_info.describe(settings, model, dataset)
+    flags_file.write_flags_file(settings.model_dir, flag_lines, settings.mode)
+    if settings.seed is not None:
+        keras.utils.set_random_seed(settings.seed)
+    return Run(settings, build_estimator(settings, model), dataset)
 
 
 def build_dataset(name: str, model: ModelInfo) -> DatasetSource:

@@ -1,4 +1,4 @@
-"""One function per --mode, looked up by name: train, evaluate, train_and_evaluate, predict, export."""
+"""One function per --mode, looked up by name: train, evaluate, train_and_evaluate, predict, export, preflight."""
 
 from __future__ import annotations
 
@@ -9,11 +9,17 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from estimators import EvalSpec, TPUEstimator, TrainSpec, train_and_evaluate
+from estimators import EvalSpec, ModeKeys, TPUEstimator, TrainSpec, train_and_evaluate
+from estimators.preflight import preflight as tpu_preflight
 from input_fns import DatasetSource
+from launch import plots
 from launch.images import load_images
+from launch.run_info import reporting_batches
 from launch.serving import image_receiver_fn
 from launch.settings import Settings
+
+GRID_DEFAULT, GRID_MAX = 20, 64  # images in --plot's prediction grid
+_PHASES = {"train": "train", "eval": "evaluate", "infer": "predict"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,7 +31,18 @@ class Run:
     dataset: DatasetSource
 
     def input_fn(self, mode: str):
-        return self.dataset.input_fn(mode, self.settings.data_dir, seed=self.settings.seed)
+        """The dataset's input_fn, logging at its first call the replicas and batch it was asked for."""
+        input_fn = self.dataset.input_fn(mode, self.settings.data_dir, seed=self.settings.seed)
+        return reporting_batches(input_fn, _PHASES[mode])
+
+
+def _require_trained(run: Run) -> None:
+    """evaluate/predict/export need a trained model: the API would fall back to initial weights, a CLI must not."""
+    if run.estimator.latest_checkpoint() is None:
+        raise ValueError(
+            f"--model_dir={run.settings.model_dir} holds no checkpoint: train first (--mode=train or "
+            "--mode=train_and_evaluate), or point --model_dir at a trained run."
+        )
 
 
 def train(run: Run) -> dict:
@@ -34,48 +51,109 @@ def train(run: Run) -> dict:
 
 
 def evaluate(run: Run) -> dict:
-    return run.estimator.evaluate(run.input_fn("eval"), steps=run.settings.eval_steps)
+    _require_trained(run)
+    result = run.estimator.evaluate(run.input_fn("eval"), steps=run.settings.eval_steps)
+    if run.settings.plot:
+        _plot_confusion(run, result)
+    return result
 
 
 def train_then_evaluate(run: Run) -> dict:
     result, _ = train_and_evaluate(
         run.estimator,
         TrainSpec(run.input_fn("train"), max_steps=run.settings.train_steps),
-        EvalSpec(run.input_fn("eval"), steps=run.settings.eval_steps),
+        EvalSpec(run.input_fn("eval"), steps=run.settings.eval_steps, throttle_secs=0),  # every checkpoint
     )
+    if run.settings.plot:
+        _plot_confusion(run, result)
     return result
 
 
 def predict(run: Run) -> dict:
-    """Predicts the test set (or --predict_files) and prints one line per example with class names."""
-    names = run.dataset.class_names
+    """Predicts the test set (or --predict_files): prints the first --predict_limit rows, then a summary."""
+    _require_trained(run)
+    settings, names = run.settings, run.dataset.class_names
     truth = None
-    if run.settings.predict_files:
-        images = load_images(run.settings.predict_files, run.dataset.image_shape)
-        sources = list(run.settings.predict_files)
-
-        def input_fn(params):
-            return tf.data.Dataset.from_tensor_slices(images).batch(params["batch_size"])
+    if settings.predict_files:
+        images = load_images(settings.predict_files, run.dataset.image_shape)
+        sources = list(settings.predict_files)
+        input_fn = reporting_batches(_images_input_fn(images), "predict")
     else:
         input_fn = run.input_fn("infer")
-        _, truth = run.dataset.load("test", run.settings.data_dir)
+        images, truth = run.dataset.load("test", settings.data_dir)
         sources = [f"test[{i}]" for i in range(len(truth))]
-    correct = total = 0
+    classes = []
     for index, prediction in enumerate(run.estimator.predict(input_fn)):
         cls = int(prediction["classes"])
-        print(f"{sources[index]}: {names[cls]} ({float(np.max(prediction['probabilities'])):.1%})")
-        total += 1
-        correct += int(truth is not None and cls == truth[index])
-    result = {"predicted": total}
+        classes.append(cls)
+        if index < settings.predict_limit:
+            known = f", true {names[truth[index]]}" if truth is not None else ""
+            print(f"{sources[index]}: {names[cls]} ({float(np.max(prediction['probabilities'])):.1%}){known}")
+    _print_summary(np.asarray(classes, np.int64), names, settings.predict_limit)
+    result = {"predicted": len(classes)}
     if truth is not None:
-        result["accuracy"] = correct / max(total, 1)
+        result["accuracy"] = float(np.mean(np.asarray(classes) == truth[: len(classes)])) if classes else 0.0
+    if settings.plot:
+        shown = min(len(classes), settings.predict_limit or GRID_DEFAULT, GRID_MAX)
+        figure = plots.prediction_grid(images[:shown], classes[:shown], names,
+                                       truth[:shown] if truth is not None else None)
+        logging.info("prediction grid written to %s", plots.save_png(figure, settings.plot))
     return result
 
 
+def _images_input_fn(images: np.ndarray) -> Callable:
+    def input_fn(params):
+        return tf.data.Dataset.from_tensor_slices(images).batch(params["batch_size"])
+
+    return input_fn
+
+
+def _print_summary(classes: np.ndarray, names: tuple[str, ...], limit: int) -> None:
+    if len(classes) > limit:
+        print(f"... {len(classes) - limit} more (--predict_limit={limit} rows shown)")
+    counts = np.bincount(classes, minlength=len(names))[: len(names)]
+    print("predicted classes: " + ", ".join(f"{name} {count}" for name, count in zip(names, counts, strict=True)))
+
+
+def evaluation_confusion_matrix(run: Run) -> np.ndarray:
+    """[true, predicted] counts over the examples an evaluation sees (the first eval_steps batches)."""
+    settings = run.settings
+    images, labels = run.dataset.load("test", settings.data_dir)
+    if settings.eval_steps is not None:
+        count = settings.eval_steps * settings.eval_batch_size
+        images, labels = images[:count], labels[:count]
+    predicted = [int(p["classes"]) for p in run.estimator.predict(_images_input_fn(images))]
+    return plots.confusion_matrix(labels, predicted, run.dataset.num_classes)
+
+
+def _plot_confusion(run: Run, result: dict) -> None:
+    """Draws the confusion matrix of the examples the evaluation saw at --plot."""
+    settings = run.settings
+    matrix = evaluation_confusion_matrix(run)
+    accuracy = np.trace(matrix) / max(int(matrix.sum()), 1)
+    title = (f"{settings.model} on {run.dataset.name} test images ({int(matrix.sum()):,}), step "
+             f"{result.get('global_step', '?')}: accuracy {accuracy:.2%}")
+    figure = plots.confusion_matrix_figure(matrix, run.dataset.class_names, title)
+    logging.info("confusion matrix written to %s", plots.save_png(figure, settings.plot))
+
+
 def export(run: Run) -> dict:
+    _require_trained(run)
     path = run.estimator.export_saved_model(run.settings.export_dir, image_receiver_fn(run.dataset.image_shape))
     logging.info("SavedModel written to %s", path.decode())
     return {"export_dir": path.decode()}
+
+
+def preflight(run: Run) -> dict:
+    """Compiles the train, eval and predict steps as one TPU core runs them and prints what a TPU would reject.
+
+    Nothing is trained and model_dir is neither read nor written; "ok" is False (main.py exits 1)
+    when a TPU would reject something.
+    """
+    modes = (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)
+    report = tpu_preflight(run.estimator, {mode: run.input_fn(mode) for mode in modes})
+    print(report)
+    return {"ok": report.ok, "errors": len(report.errors), "warnings": len(report.warnings)}
 
 
 MODES: dict[str, Callable[[Run], dict]] = {
@@ -84,4 +162,5 @@ MODES: dict[str, Callable[[Run], dict]] = {
     "train_and_evaluate": train_then_evaluate,
     "predict": predict,
     "export": export,
+    "preflight": preflight,
 }

@@ -7,6 +7,8 @@ import os
 
 from absl import logging
 
+PLOT_MODES = ("predict", "evaluate", "train_and_evaluate")
+
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
@@ -23,33 +25,56 @@ class Settings:
     eval_steps: int | None = None
     train_batch_size: int = 1024
     eval_batch_size: int = 1000
-    predict_batch_size: int = 100
+    predict_batch_size: int = 128
     iterations_per_loop: int = 100
+    precision: str = "float32"
     learning_rate: float | None = None
+    lr_schedule: str | None = None
+    warmup_steps: int | None = None
     save_checkpoints_steps: int = 500
     keep_checkpoint_max: int = 5
     export_dir: str | None = None
     predict_files: tuple[str, ...] = ()
     resnet_depth: int | None = None
     seed: int | None = None
+    predict_limit: int = 20
+    plot: str | None = None
 
     def resolved(self, default_dataset: str) -> Settings:
-        """A copy with the per-model defaults filled in (dataset, model_dir, tpu, export_dir)."""
+        """A copy with the per-model defaults filled in (dataset, model_dir, tpu, export_dir), checked."""
+        self._check()
         dataset = self.dataset or default_dataset
+        if dataset == "synthetic" and self.data_dir is not None:
+            raise ValueError("--data_dir has no effect with --dataset=synthetic (its images are generated); "
+                             "leave it out.")
         model_dir = self.model_dir
         if not model_dir:
             model_dir = os.path.join("runs", f"{self.model}_{dataset}")
-            logging.info("No --model_dir given; checkpoints go to %s", os.path.abspath(model_dir))
+            if self.mode != "preflight":  # which reads and writes nothing there
+                logging.info("No --model_dir given; checkpoints go to %s", os.path.abspath(model_dir))
         export_dir = self.export_dir or os.path.join(model_dir, "export")
         tpu = (self.tpu or "local") if self.use_tpu else self.tpu
         return dataclasses.replace(self, dataset=dataset, model_dir=model_dir, export_dir=export_dir, tpu=tpu)
+
+    def _check(self) -> None:
+        if self.data_dir is not None and not self.data_dir.strip():
+            raise ValueError("--data_dir is empty; name the folder holding the dataset files, or leave the flag "
+                             "out to search the usual places.")
+        if self.plot is not None:
+            if self.mode not in PLOT_MODES:
+                raise ValueError(f"--plot works with --mode={', '.join(PLOT_MODES)} (a confusion matrix after "
+                                 f"evaluation, a grid of predicted images), not --mode={self.mode}.")
+            if not self.plot.lower().endswith(".png"):
+                raise ValueError(f"--plot={self.plot!r}: name a .png file.")
 
     def model_params(self, defaults: dict) -> dict:
         """model_fn params: the model's defaults, overridden by the flags that were set."""
         params = dict(defaults)
         params["train_steps"] = self.train_steps
-        if self.learning_rate is not None:
-            params["learning_rate"] = self.learning_rate
+        params["precision"] = self.precision
+        for name in ("learning_rate", "lr_schedule", "warmup_steps"):
+            if getattr(self, name) is not None:
+                params[name] = getattr(self, name)
         if self.resnet_depth is not None:
             params["resnet_depth"] = self.resnet_depth
         return params

@@ -1,7 +1,8 @@
 """The Fashion-MNIST CNN of the 2018 Colab TPU article ("train Keras models 20x faster with TPU").
 
 Three BatchNorm -> Conv2D(5x5, elu) -> MaxPool -> Dropout(.25) blocks of 64, 128 and 256 filters,
-then Dense(256, elu), Dropout(.5), Dense(10) and softmax; Adam at 1e-3.
+then Dense(256, elu), Dropout(.5), Dense(10) and softmax; Adam at a constant 1e-3 (params
+"lr_schedule" and "warmup_steps" can schedule it: model_fns/lr_schedules.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ __all__ = ["DEFAULT_PARAMS", "IMAGE_SHAPE", "build_cnn", "logits", "model_fn", "
 
 IMAGE_SHAPE = (28, 28, 1)
 NUM_CLASSES = 10
-DEFAULT_PARAMS = {"learning_rate": 1e-3}
+DEFAULT_PARAMS = {"learning_rate": 1e-3, "lr_schedule": "constant", "warmup_steps": 0}
 
 
 def build_cnn(input_shape: Sequence[int] = IMAGE_SHAPE, num_classes: int = NUM_CLASSES) -> keras.Sequential:
@@ -60,7 +61,7 @@ def logits(model: keras.Sequential, images: tf.Tensor, training: bool) -> tf.Ten
     return outputs
 
 
-@register("cnn", "fashion_mnist", DEFAULT_PARAMS, image_shape=IMAGE_SHAPE)
+@register("cnn", "fashion_mnist", DEFAULT_PARAMS, image_shape=IMAGE_SHAPE, network=lambda params: build_cnn())
 def model_fn(features: Any, labels: Any, mode: str, params: dict) -> TPUEstimatorSpec:
     """TPUEstimator model_fn for the article's CNN on raw uint8 images."""
     params = common.merged_params(DEFAULT_PARAMS, params)
@@ -70,6 +71,6 @@ def model_fn(features: Any, labels: Any, mode: str, params: dict) -> TPUEstimato
         mode,
         logits(model, images, training=mode == ModeKeys.TRAIN),
         labels,
-        lambda: keras.optimizers.Adam(params["learning_rate"]),
+        lambda: keras.optimizers.Adam(common.learning_rate(params)),
         model.trainable_variables,
     )

@@ -13,8 +13,9 @@ import keras
 import tensorflow as tf
 
 from estimators import CrossShardOptimizer, ModeKeys, TPUEstimatorSpec
+from model_fns.lr_schedules import WarmupSchedule
 
-__all__ = ["classifier_spec", "image_tensor", "merged_params", "metric_fn", "predictions"]
+__all__ = ["classifier_spec", "image_tensor", "learning_rate", "merged_params", "metric_fn", "predictions"]
 
 _IMAGE_KEYS = ("image", "images")
 
@@ -22,6 +23,27 @@ _IMAGE_KEYS = ("image", "images")
 def merged_params(defaults: Mapping[str, Any], params: Mapping[str, Any] | None) -> dict[str, Any]:
     """The model's defaults overridden by the caller's params (which may name only some keys)."""
     return {**defaults, **(params or {})}
+
+
+def learning_rate(params: Mapping[str, Any], global_batch_size: int | None = None,
+                  reference_batch_size: int | None = None) -> float | WarmupSchedule:
+    """The optimizer's learning rate from params: "learning_rate" under "lr_schedule" (constant, step
+    or cosine over "train_steps") after "warmup_steps" of linear warmup (model_fns/lr_schedules.py).
+
+    With "scale_learning_rate" the base rate is multiplied by global_batch_size / reference_batch_size
+    (the linear scaling rule for large batches). A constant rate without warmup stays a plain float,
+    so the optimizer holds it in a variable exactly as before schedules existed.
+    """
+    base = float(params["learning_rate"])
+    if params.get("scale_learning_rate"):
+        if not global_batch_size or not reference_batch_size:
+            raise ValueError("scale_learning_rate needs the global batch size.")
+        base *= global_batch_size / reference_batch_size
+    schedule = WarmupSchedule(base, params.get("lr_schedule", "constant"), params.get("train_steps"),
+                              params.get("warmup_steps", 0))
+    if schedule.schedule == "constant" and not schedule.warmup_steps:
+        return base
+    return schedule
 
 
 def image_tensor(features: Any) -> tf.Tensor:
@@ -82,7 +104,7 @@ def classifier_spec(
         loss = loss + tf.cast(regularization, tf.float32)
     if mode == ModeKeys.TRAIN:
         optimizer = CrossShardOptimizer(make_optimizer())
-        return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, list(trainable_variables)))
+        return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, var_list=list(trainable_variables)))
     if mode == ModeKeys.EVAL:
         return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
     raise ValueError(f"Unknown mode {mode!r}; expected one of {list(ModeKeys.ALL)}.")

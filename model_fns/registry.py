@@ -13,27 +13,33 @@ ModelFn = Callable[..., Any]
 
 @dataclasses.dataclass(frozen=True)
 class ModelInfo:
-    """One registered model: its model_fn, the dataset it is meant for, and its default params."""
+    """One registered model: its model_fn, the dataset it is meant for, and its default params.
+
+    network(params) builds the model's Keras network alone (for its parameter count), if given.
+    """
 
     name: str
     model_fn: ModelFn
     default_dataset: str
     default_params: dict[str, Any]
     image_shape: tuple[int, int, int]
+    network: Callable[[dict[str, Any]], Any] | None = None
 
 
 _MODELS: dict[str, ModelInfo] = {}
 
 
 def register(
-    name: str, default_dataset: str, default_params: Mapping[str, Any], *, image_shape: tuple[int, int, int]
+    name: str, default_dataset: str, default_params: Mapping[str, Any], *, image_shape: tuple[int, int, int],
+    network: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Callable[[ModelFn], ModelFn]:
     """Decorator registering a model_fn under `name`; a name can be registered once."""
 
     def decorator(model_fn: ModelFn) -> ModelFn:
         if name in _MODELS:
             raise ValueError(f"Model {name!r} is already registered.")
-        _MODELS[name] = ModelInfo(name, model_fn, default_dataset, dict(default_params), tuple(image_shape))
+        _MODELS[name] = ModelInfo(name, model_fn, default_dataset, dict(default_params), tuple(image_shape),
+                                  network)
         return model_fn
 
     return decorator

@@ -7,7 +7,8 @@ paper's CIFAR option A: subsample by 2 and pad the new channels with zeros (no p
 Training: SGD with momentum 0.9, weight decay 1e-4 as `wd * sum(||w||^2) / 2` over conv and
 dense kernels added to the loss (the gradient gains `wd * w`, the paper's decay; BN and biases
 are not decayed), learning rate 0.1 divided by 10 at 50% and 75% of training ("step": the
-paper's 32k/48k of 64k iterations) or cosine-decayed to 0 ("cosine").
+paper's 32k/48k of 64k iterations), cosine-decayed to 0 ("cosine") or constant, after
+"warmup_steps" of linear warmup (none by default): model_fns/lr_schedules.py.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ IMAGE_SHAPE = (32, 32, 3)
 NUM_CLASSES = 10
 STAGE_FILTERS = (16, 32, 64)
 VALID_DEPTH_EXAMPLES = (20, 32, 44, 56, 110)
-SCHEDULES = ("step", "cosine")
 REFERENCE_BATCH_SIZE = 128  # the paper's batch; lr scales by global_batch / 128 when asked
 # Per-channel mean and standard deviation of the CIFAR-10 training images, on the 0..255 scale.
 CIFAR10_MEAN = (0.4914 * 255, 0.4822 * 255, 0.4465 * 255)
@@ -43,6 +43,7 @@ DEFAULT_PARAMS = {
     "weight_decay": 1e-4,
     "resnet_depth": 20,
     "lr_schedule": "step",
+    "warmup_steps": 0,
     "train_steps": 64000,
     "scale_learning_rate": False,
 }
@@ -118,25 +119,9 @@ def normalize(images: tf.Tensor) -> tf.Tensor:
 
 
 def learning_rate_schedule(params: dict, global_batch_size: int | None = None):
-    """params["lr_schedule"] over params["train_steps"]: "step" (x0.1 at 50% and 75%) or "cosine".
-
-    The base rate is params["learning_rate"], times global_batch_size / 128 when
-    params["scale_learning_rate"] is true (the linear scaling rule for large TPU batches).
-    """
-    schedule, steps = params["lr_schedule"], params["train_steps"]
-    if schedule not in SCHEDULES:
-        raise ValueError(f"lr_schedule must be one of {list(SCHEDULES)}, got {schedule!r}.")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"train_steps must be a positive integer for the learning rate schedule, got {steps!r}.")
-    base = float(params["learning_rate"])
-    if params.get("scale_learning_rate"):
-        if not global_batch_size:
-            raise ValueError("scale_learning_rate needs the global batch size.")
-        base *= global_batch_size / REFERENCE_BATCH_SIZE
-    if schedule == "cosine":
-        return keras.optimizers.schedules.CosineDecay(base, decay_steps=steps)
-    boundaries = [max(1, steps // 2), max(2, steps * 3 // 4)]
-    return keras.optimizers.schedules.PiecewiseConstantDecay(boundaries, [base, base * 0.1, base * 0.01])
+    """The learning rate for params (common.learning_rate); the base scales by global_batch_size / 128
+    when params["scale_learning_rate"] is true (the linear scaling rule for large TPU batches)."""
+    return common.learning_rate(params, global_batch_size, REFERENCE_BATCH_SIZE)
 
 
 def weight_decay_loss(model: keras.Model, weight_decay: float) -> tf.Tensor:
@@ -151,7 +136,11 @@ def _global_batch_size(params: dict) -> int:
     return int(params["batch_size"]) * replicas if "batch_size" in params else 0
 
 
-@register("resnet", "cifar10", DEFAULT_PARAMS, image_shape=IMAGE_SHAPE)
+def _network(params: dict) -> keras.Model:
+    return build_resnet(common.merged_params(DEFAULT_PARAMS, params)["resnet_depth"])
+
+
+@register("resnet", "cifar10", DEFAULT_PARAMS, image_shape=IMAGE_SHAPE, network=_network)
 def model_fn(features: Any, labels: Any, mode: str, params: dict) -> TPUEstimatorSpec:
     """TPUEstimator model_fn for ResNet-(params["resnet_depth"]) on raw uint8 CIFAR images."""
     params = common.merged_params(DEFAULT_PARAMS, params)

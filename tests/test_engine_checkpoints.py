@@ -71,16 +71,18 @@ def test_checkpoints_every_save_checkpoints_steps_and_keeps_the_newest(tmp_path)
     estimator = _estimator(tmp_path, keep_checkpoint_max=2)
     estimator.train(_four_batches(), max_steps=17)
     kept = sorted(f for f in os.listdir(tmp_path) if f.endswith(".index"))
-    assert kept == ["ckpt-15.index", "ckpt-17.index"]
-    assert estimator.latest_checkpoint().endswith("ckpt-17")
+    assert kept == ["model.ckpt-15.index", "model.ckpt-17.index"]
+    assert estimator.latest_checkpoint().endswith("model.ckpt-17")
 
 
-def test_variable_names_are_position_and_name_keys(tmp_path):
+def test_variable_names_are_the_tf1_names_tf_estimator_wrote(tmp_path):
     estimator = _estimator(tmp_path).train(_four_batches(), max_steps=1)
-    names = estimator.get_variable_names()
-    assert names[:3] == ["global_step", "model_fn/0000_kernel", "model_fn/0001_bias"]
-    assert "model_fn/0002_iteration" in names
-    assert estimator.get_variable_value("model_fn/0000_kernel").shape == (m.FEATURES, m.CLASSES)
+    assert estimator.get_variable_names() == [
+        "adam/iteration", "estimators/input_position", "global_step",
+        "sequential/dense/bias", "sequential/dense/bias/Adam", "sequential/dense/bias/Adam_1",
+        "sequential/dense/kernel", "sequential/dense/kernel/Adam", "sequential/dense/kernel/Adam_1",
+    ]
+    assert estimator.get_variable_value("sequential/dense/kernel").shape == (m.FEATURES, m.CLASSES)
 
 
 def test_unknown_variable_name_is_a_clear_error(tmp_path):
@@ -96,14 +98,14 @@ def test_warm_start_copies_weights_but_not_the_global_step(tmp_path):
                         warm_start_from=str(tmp_path / "source"))
     warm.train(_four_batches(), max_steps=1)
     assert warm.get_variable_value("global_step") == 1
-    np.testing.assert_allclose(warm.get_variable_value("model_fn/0000_kernel"),
-                               source.get_variable_value("model_fn/0000_kernel"))
+    np.testing.assert_allclose(warm.get_variable_value("sequential/dense/kernel"),
+                               source.get_variable_value("sequential/dense/kernel"))
 
 
 def test_evaluate_restores_a_given_checkpoint_path(tmp_path):
     x, y = m.dataset(32)
     estimator = _estimator(tmp_path).train(_four_batches(), max_steps=10)
-    early = estimator.evaluate(m.eval_input_fn(x, y), checkpoint_path=str(tmp_path / "ckpt-5"))
+    early = estimator.evaluate(m.eval_input_fn(x, y), checkpoint_path=str(tmp_path / "model.ckpt-5"))
     late = estimator.evaluate(m.eval_input_fn(x, y))
     assert (early["global_step"], late["global_step"]) == (5, 10)
     assert early["loss"] != late["loss"]
@@ -116,16 +118,16 @@ def test_train_calls_in_one_process_continue_the_same_data_stream(tmp_path):
     split.train(input_fn, max_steps=7)
     split.train(input_fn, max_steps=13)
     straight = _estimator(tmp_path / "straight").train(m.train_input_fn(x, y), max_steps=13)
-    np.testing.assert_allclose(split.get_variable_value("model_fn/0000_kernel"),
-                               straight.get_variable_value("model_fn/0000_kernel"), rtol=1e-6)
+    np.testing.assert_allclose(split.get_variable_value("sequential/dense/kernel"),
+                               straight.get_variable_value("sequential/dense/kernel"), rtol=1e-6)
 
 
 def test_unreadable_checkpoint_state_stops_training_instead_of_starting_over(tmp_path):
     estimator = _estimator(tmp_path).train(_four_batches(), max_steps=5)
     for name in os.listdir(tmp_path):
-        if name.startswith("ckpt-5."):
+        if name.startswith("model.ckpt-5."):
             os.remove(tmp_path / name)
-    with pytest.raises(RuntimeError, match=r"names no readable checkpoint.*Refusing to start over"):
+    with pytest.raises(RuntimeError, match=r"none is complete.*ckpt-5 \(no .index file\).*Refusing to start over"):
         estimator.train(_four_batches(), max_steps=10)
 
 
@@ -139,7 +141,7 @@ def test_training_stops_cleanly_where_finite_input_ends(tmp_path, iterations):
     estimator = _estimator(tmp_path, tpu_config=TPUConfig(iterations_per_loop=iterations))
     estimator.train(five_batches, max_steps=100)
     assert estimator.get_variable_value("global_step") == 5
-    assert estimator.latest_checkpoint().endswith("ckpt-5")
+    assert estimator.latest_checkpoint().endswith("model.ckpt-5")
 
 
 def test_save_checkpoints_secs_saves_between_loops_once_the_time_has_passed(tmp_path):
@@ -147,4 +149,4 @@ def test_save_checkpoints_secs_saves_between_loops_once_the_time_has_passed(tmp_
                            tpu_config=TPUConfig(iterations_per_loop=2))
     estimator.train(_four_batches(), max_steps=6)
     kept = sorted(f for f in os.listdir(tmp_path) if f.endswith(".index"))
-    assert kept == ["ckpt-2.index", "ckpt-4.index", "ckpt-6.index"]
+    assert kept == ["model.ckpt-2.index", "model.ckpt-4.index", "model.ckpt-6.index"]

@@ -30,7 +30,7 @@ def _estimator(model_dir, strategy=None, model_fn=m.linear_model_fn, iterations=
 
 
 def _kernel_bias(estimator):
-    return estimator.get_variable_value("model_fn/0000_kernel"), estimator.get_variable_value("model_fn/0001_bias")
+    return tuple(estimator.get_variable_value(f"sequential/dense/{name}") for name in ("kernel", "bias"))
 
 
 def test_evaluate_after_train_uses_the_trained_weights_exactly(tmp_path):
@@ -94,10 +94,10 @@ def test_batchnorm_moving_statistics_update_during_training_on_every_replica(tmp
     x = x * 3.0 + 5.0
     estimator = _estimator(tmp_path, eight_replicas, _batchnorm_model_fn)
     estimator.train(m.train_input_fn(x, y), max_steps=10)
-    moving_mean = estimator.get_variable_value("model_fn/0002_moving_mean")
+    moving_mean = estimator.get_variable_value("sequential/batch_normalization/moving_mean")
     np.testing.assert_allclose(moving_mean, x.mean(axis=0), atol=1.0)  # started at 0
     runtime = next(iter(estimator._runtimes.values()))
-    replicas = [v.numpy() for v in runtime.store.sequence(ModeKeys.TRAIN)[2].values]
+    replicas = [v.numpy() for v in runtime.store.variables()["sequential/batch_normalization/moving_mean"].values]
     for copy in replicas[1:]:
         np.testing.assert_allclose(copy, replicas[0], rtol=1e-6)
 
@@ -128,15 +128,39 @@ def test_eval_metric_ops_on_a_static_shape_path_point_to_eval_metrics(tmp_path):
         estimator.evaluate(m.eval_input_fn(x, y))
 
 
-def test_train_and_evaluate_evaluates_every_n_steps_and_at_the_end(tmp_path):
+def _eval_steps(model_dir):
+    events = tf.io.gfile.glob(os.path.join(str(model_dir), "eval", "events.out.tfevents.*"))
+    return sorted({e.step for f in events for e in tf.compat.v1.train.summary_iterator(f) if e.summary.value})
+
+
+def test_train_and_evaluate_evaluates_after_every_checkpoint_without_throttle_and_at_the_end(tmp_path):
     x, y = m.dataset(32)
     estimator = _estimator(tmp_path, save_checkpoints_steps=4)
     result, exports = train_and_evaluate(estimator, TrainSpec(m.train_input_fn(x, y), max_steps=10),
-                                         EvalSpec(m.eval_input_fn(x, y), steps=None))
+                                         EvalSpec(m.eval_input_fn(x, y), steps=None, throttle_secs=0))
     assert result["global_step"] == 10 and exports == []
-    events = tf.io.gfile.glob(os.path.join(str(tmp_path), "eval", "events.out.tfevents.*"))
-    steps = sorted({e.step for f in events for e in tf.compat.v1.train.summary_iterator(f) if e.summary.value})
-    assert steps == [4, 8, 10]
+    # Checkpoints are saved at the first loop boundary (3 steps a loop) past each multiple of 4, as
+    # TPUEstimator's saver did with steps_per_run: 6, 9, and the end.
+    assert _eval_steps(tmp_path) == [6, 9, 10]
+
+
+def test_train_and_evaluate_throttles_evaluations_as_tf_estimator_did(tmp_path):
+    x, y = m.dataset(32)
+    estimator = _estimator(tmp_path, save_checkpoints_steps=4)
+    train_and_evaluate(estimator, TrainSpec(m.train_input_fn(x, y), max_steps=10),
+                       EvalSpec(m.eval_input_fn(x, y), steps=None))  # throttle_secs=600: the first save, then the end
+    assert _eval_steps(tmp_path) == [6, 10]
+
+
+def test_train_and_evaluate_with_finite_train_input_ends_at_the_end_of_the_input(tmp_path):
+    x, y = m.dataset(48)  # three batches of 16, once
+
+    def one_epoch(params):
+        return tf.data.Dataset.from_tensor_slices((x, y)).batch(params["batch_size"], drop_remainder=True)
+
+    result, _ = train_and_evaluate(_estimator(tmp_path), TrainSpec(one_epoch, max_steps=1000),
+                                   EvalSpec(m.eval_input_fn(x, y), steps=None))
+    assert result["global_step"] == 3
 
 
 def test_predict_by_batch_and_with_predict_keys(tmp_path):
@@ -153,26 +177,14 @@ def test_iterations_per_loop_runs_many_steps_per_compiled_call(tmp_path, monkeyp
     x, y = m.dataset(32)
     estimator = _estimator(tmp_path, iterations=50).train(m.train_input_fn(x, y), max_steps=1)
     runtime = next(iter(estimator._runtimes.values()))
-    loop = runtime.loop(ModeKeys.TRAIN, 16)
-    traces = loop.experimental_get_tracing_count()
-    counting = _CountingLoop(loop)
-    monkeypatch.setitem(runtime._loops, (ModeKeys.TRAIN, 16), counting)
+    loop, _ = runtime.train_loop(16, estimator._stop.variable)
+    traces, calls = loop.tracing_count(), []
+    real_call = type(loop).__call__
+    monkeypatch.setattr(type(loop), "__call__", lambda self, it, n: calls.append(n) or real_call(self, it, n))
     estimator.train(m.train_input_fn(x, y), max_steps=121)
-    assert counting.calls == [50, 50, 20]
-    assert loop.experimental_get_tracing_count() == traces  # no retrace, also for the shorter last loop
+    assert calls == [50, 50, 20]
+    assert loop.tracing_count() == traces  # no retrace, also for the shorter last loop
     assert estimator.get_variable_value("global_step") == 121
-
-
-class _CountingLoop:
-    """Records how many steps each call of a compiled loop was asked to run."""
-
-    def __init__(self, loop):
-        self.loop, self.calls = loop, []
-        self.get_concrete_function = loop.get_concrete_function
-
-    def __call__(self, iterator, iterations):
-        self.calls.append(int(iterations))
-        return self.loop(iterator, iterations)
 
 
 def test_jit_compile_trains_evaluates_and_predicts_with_xla(tmp_path):
@@ -194,7 +206,7 @@ def test_training_logs_step_loss_and_rates_every_log_step_count_steps(tmp_path, 
     import logging
 
     x, y = m.dataset(32)
-    with caplog.at_level(logging.INFO):
+    with caplog.at_level(logging.DEBUG):  # INFO when the progress display is off, DEBUG beside it
         _estimator(tmp_path, iterations=2, log_step_count_steps=4).train(m.train_input_fn(x, y), max_steps=8)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("global_step = ")]
     assert [line.split(",")[0] for line in lines] == ["global_step = 4", "global_step = 8"]

@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 
 from estimators import RunConfig, TPUEstimator
-from estimators.export import build_raw_serving_input_receiver_fn
+from estimators.export import TensorServingInputReceiver
 from tests import engine_models as m
 
 
@@ -22,7 +22,11 @@ def trained(tmp_path):
 
 
 def _receiver():
-    return build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, m.FEATURES], tf.float32)})
+    def receiver_fn():
+        x = tf.compat.v1.placeholder(tf.float32, [None, m.FEATURES])
+        return TensorServingInputReceiver(x, {"x": x})
+
+    return receiver_fn
 
 
 def test_export_serves_the_same_predictions_in_a_process_without_the_project(trained, tmp_path):

@@ -80,13 +80,13 @@ def test_two_workers_match_one_replica_and_only_the_chief_writes(tmp_path):
                           config=RunConfig(model_dir=str(tmp_path / "single"), tpu_config=TPUConfig(2)))
     single.train(m.train_input_fn(*m.dataset(64)), max_steps=6)
     reloaded = TPUEstimator(m.linear_model_fn, model_dir=str(tmp_path / "workers"), use_tpu=False)
-    kernel = reloaded.get_variable_value("model_fn/0000_kernel")
-    np.testing.assert_allclose(kernel, single.get_variable_value("model_fn/0000_kernel"), rtol=1e-5, atol=1e-7)
+    kernel = reloaded.get_variable_value("sequential/dense/kernel")
+    np.testing.assert_allclose(kernel, single.get_variable_value("sequential/dense/kernel"), rtol=1e-5, atol=1e-7)
     x, y = m.dataset(64)
-    loss, accuracy = m.numpy_eval(kernel, reloaded.get_variable_value("model_fn/0001_bias"), x[:50], y[:50])
+    loss, accuracy = m.numpy_eval(kernel, reloaded.get_variable_value("sequential/dense/bias"), x[:50], y[:50])
     assert chief_result == worker_result
     assert chief_result["examples"] == 50
     assert chief_result["loss"] == pytest.approx(loss, rel=1e-5)
     assert chief_result["accuracy"] == pytest.approx(accuracy)
-    written = sorted(f for f in os.listdir(tmp_path / "workers") if f.startswith("ckpt-") and f.endswith(".index"))
-    assert written == ["ckpt-2.index", "ckpt-4.index", "ckpt-6.index"]
+    written = sorted(f for f in os.listdir(tmp_path / "workers") if f.endswith(".index"))
+    assert written == ["model.ckpt-2.index", "model.ckpt-4.index", "model.ckpt-6.index"]

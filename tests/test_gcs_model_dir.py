@@ -49,7 +49,7 @@ started = time.monotonic()
 est.train(m.train_input_fn(x, y), max_steps=4 if phase == "train" else 8)
 out["train_s"] = time.monotonic() - started
 out["latest_after"] = est.latest_checkpoint()
-out["checkpoint_files"] = sorted(tf.io.gfile.glob(root + "/run/ckpt-*"))
+out["checkpoint_files"] = sorted(tf.io.gfile.glob(root + "/run/model.ckpt-*"))
 if phase == "resume":
     out["eval"] = est.evaluate(m.eval_input_fn(x, y))
     reference = estimator(local)  # the same 8 steps without a break, on local disk
@@ -57,13 +57,13 @@ if phase == "resume":
     out["max_weight_diff"] = max(
         float(np.abs(est.get_variable_value(name) - reference.get_variable_value(name)).max())
         for name in reference.get_variable_names())
-    receiver = build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, m.FEATURES], tf.float32)})
+    receiver = build_raw_serving_input_receiver_fn(tf.TensorSpec([None, m.FEATURES], tf.float32))  # one tensor
     started = time.monotonic()
     export_dir = est.export_saved_model(root + "/export", receiver).decode()
     out["export_s"] = time.monotonic() - started
     out["export_dir"] = export_dir
     started = time.monotonic()
-    served = tf.saved_model.load(export_dir).signatures["serving_default"](x=tf.constant(x))["logits"].numpy()
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](input=tf.constant(x))["logits"].numpy()
     out["load_s"] = time.monotonic() - started
     predicted = np.stack([p["logits"] for p in est.predict(m.predict_input_fn(x))])
     out["max_served_diff"] = float(np.abs(served - predicted).max())
@@ -98,12 +98,12 @@ def test_training_resumes_from_gcs_model_dir_in_a_new_process_and_exports_there(
     run = f"gs://{BUCKET}/run"
     first = _run_phase(gcs, "train", str(tmp_path / "unused"))
     assert first["latest_before"] is None
-    assert first["latest_after"] == f"{run}/ckpt-4"
-    assert f"{run}/ckpt-4.index" in first["checkpoint_files"]
+    assert first["latest_after"] == f"{run}/model.ckpt-4"
+    assert f"{run}/model.ckpt-4.index" in first["checkpoint_files"]
 
     second = _run_phase(gcs, "resume", str(tmp_path / "uninterrupted"))
-    assert second["latest_before"] == f"{run}/ckpt-4", "the new process did not find the gs:// checkpoint"
-    assert second["latest_after"] == f"{run}/ckpt-8"
+    assert second["latest_before"] == f"{run}/model.ckpt-4", "the new process did not find the gs:// checkpoint"
+    assert second["latest_after"] == f"{run}/model.ckpt-8"
     evaluation = second["eval"]
     assert set(evaluation) == {"accuracy", "examples", "loss", "global_step"}
     assert evaluation["global_step"] == 8 and evaluation["examples"] == 64.0
@@ -114,7 +114,7 @@ def test_training_resumes_from_gcs_model_dir_in_a_new_process_and_exports_there(
     # What the bucket holds, read over the emulator's JSON API (not through TensorFlow).
     names = set(gcs.object_names())
     for step in (2, 4, 6, 8):
-        assert {f"run/ckpt-{step}.index", f"run/ckpt-{step}.data-00000-of-00001"} <= names
+        assert {f"run/model.ckpt-{step}.index", f"run/model.ckpt-{step}.data-00000-of-00001"} <= names
     assert "run/checkpoint" in names
     assert any(n.startswith("run/events.out.tfevents.") for n in names), "no training summaries in model_dir"
     assert any(n.startswith("run/eval/events.out.tfevents.") for n in names), "no eval summaries in model_dir"

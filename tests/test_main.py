@@ -1,6 +1,7 @@
 """main.py end to end on tiny settings: every mode, its defaults, and its flag errors."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -33,7 +34,7 @@ def trained_cnn(tmp_path):
 def test_train_mode_writes_a_checkpoint_at_train_steps(trained_cnn, capsys):
     run_main("--model=cnn", "--mode=train", f"--model_dir={trained_cnn}", *TINY)
     assert "train: {'global_step': 2}" in capsys.readouterr().out
-    assert os.path.exists(os.path.join(trained_cnn, "ckpt-2.index"))
+    assert os.path.exists(os.path.join(trained_cnn, "model.ckpt-2.index"))
 
 
 def test_evaluate_mode_reports_accuracy_over_the_whole_test_set(trained_cnn, capsys):
@@ -100,7 +101,7 @@ def test_train_and_evaluate_mode_with_resnet(tmp_path, capsys):
 def test_no_model_dir_uses_runs_folder_and_says_so(tmp_path, monkeypatch, caplog):
     monkeypatch.chdir(tmp_path)
     run_main("--model=cnn", "--mode=train", *TINY)
-    assert os.path.exists(tmp_path / "runs" / "cnn_synthetic" / "ckpt-2.index")
+    assert os.path.exists(tmp_path / "runs" / "cnn_synthetic" / "model.ckpt-2.index")
 
 
 def test_unknown_model_is_a_flag_error_listing_the_choices():
@@ -137,3 +138,138 @@ def test_cnn_on_the_real_fashion_mnist(tmp_path, capsys):
     run_main("--model=cnn", "--mode=train_and_evaluate", f"--model_dir={tmp_path}", "--dataset=fashion_mnist",
              "--eval_steps=1", *[f for f in TINY if not f.startswith("--dataset")])
     assert "'global_step': 2" in capsys.readouterr().out
+
+
+# -- what a run says about itself ---------------------------------------------------------------
+def test_training_saves_its_flags_in_model_dir_usable_as_flagfile(trained_cnn):
+    FLAGS.unparse_flags()
+    FLAGS(["main.py", "--model=cnn", "--mode=train", f"--model_dir={trained_cnn}", *TINY])
+    trained = main.settings_from_flags()
+    FLAGS.unparse_flags()
+    FLAGS(["main.py", f"--flagfile={os.path.join(trained_cnn, 'flags.txt')}"])
+    assert main.settings_from_flags() == trained
+
+
+def test_only_training_runs_write_flags_txt(trained_cnn):
+    path = os.path.join(trained_cnn, "flags.txt")
+    before = open(path).read()
+    run_main("--model=cnn", "--mode=evaluate", f"--model_dir={trained_cnn}", "--eval_steps=1", *TINY)
+    assert open(path).read() == before and "--mode=train\n" in before
+
+
+def test_run_logs_parameters_data_model_dir_and_replicas(tmp_path, caplog):
+    run_main("--model=cnn", "--mode=train", f"--model_dir={tmp_path}", "--verbosity=0", *TINY)
+    text = caplog.text
+    count = main.model_fns.get_model("cnn").network({}).count_params()
+    assert f"model: cnn, {count:,} parameters" in text
+    assert "train data: synthetic, generated in memory" in text
+    assert f"model_dir: {tmp_path} (no checkpoint yet)" in text
+    replicas, per_replica = map(int, re.search(r"train: (\d+) replicas? x (\d+) examples per replica = global "
+                                               r"batch 8", text).groups())
+    assert replicas * per_replica == 8
+
+
+def test_run_logs_the_data_files_it_reads(tmp_path, caplog):
+    fashion_mnist_test_files(tmp_path)
+    with pytest.raises(SystemExit, match="train"):  # nothing trained in model_dir: the data was found first
+        run_main("--model=cnn", "--mode=evaluate", f"--model_dir={tmp_path / 'm'}", f"--data_dir={tmp_path}",
+                 "--verbosity=0", "--dataset=fashion_mnist", *[f for f in TINY if not f.startswith("--dataset")])
+    assert f"test data: t10k-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz in {tmp_path}" in caplog.text
+
+
+def test_counting_parameters_leaves_keras_layer_names_unchanged():
+    import keras
+
+    from launch.run_info import count_parameters
+
+    first = keras.layers.Dense(1).name
+    assert count_parameters(main.model_fns.get_model("cnn"), {}) is not None
+    prefix, _, number = first.rpartition("_")
+    expected = f"{prefix}_{int(number) + 1}" if number.isdigit() else f"{first}_1"
+    assert keras.layers.Dense(1).name == expected
+
+
+def test_wrong_data_dir_is_an_error_naming_it_not_a_fallback(tmp_path):
+    with pytest.raises(SystemExit, match=rf"not found in --data_dir={re.escape(str(tmp_path))} \(looked in"):
+        run_main("--model=cnn", f"--model_dir={tmp_path / 'm'}", f"--data_dir={tmp_path}", "--dataset=fashion_mnist",
+                 *[f for f in TINY if not f.startswith("--dataset")])
+
+
+def test_empty_data_dir_is_an_error(tmp_path):
+    with pytest.raises(SystemExit, match="--data_dir is empty"):
+        run_main("--model=cnn", f"--model_dir={tmp_path}", "--data_dir=", "--dataset=fashion_mnist",
+                 *[f for f in TINY if not f.startswith("--dataset")])
+
+
+def test_data_dir_with_synthetic_data_is_an_error(tmp_path):
+    with pytest.raises(SystemExit, match="--data_dir has no effect with --dataset=synthetic"):
+        run_main("--model=cnn", f"--model_dir={tmp_path}", f"--data_dir={tmp_path}", *TINY)
+
+
+def test_predict_prints_at_most_predict_limit_rows_then_a_summary(trained_cnn, capsys):
+    run_main("--model=cnn", "--mode=predict", f"--model_dir={trained_cnn}", "--predict_limit=3", *TINY)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines[:3]] == ["test[0]", "test[1]", "test[2]"]
+    assert lines[3] == "... 1021 more (--predict_limit=3 rows shown)"
+    counts = [int(part.rsplit(" ", 1)[1]) for part in lines[4].removeprefix("predicted classes: ").split(", ")]
+    assert len(counts) == 10 and sum(counts) == 1024
+    assert lines[5].startswith("predict: {'predicted': 1024, 'accuracy': ")
+
+
+def test_plot_without_matplotlib_fails_first_naming_the_extra(trained_cnn, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    with pytest.raises(SystemExit, match=r'--plot needs matplotlib.*pip install -e "\.\[plots\]"'):
+        run_main("--model=cnn", "--mode=predict", f"--model_dir={trained_cnn}", "--plot=grid.png", *TINY)
+
+
+def test_plot_with_a_mode_that_draws_nothing_is_an_error(tmp_path):
+    with pytest.raises(SystemExit, match="--plot works with --mode=predict, evaluate, train_and_evaluate"):
+        run_main("--model=cnn", "--mode=train", f"--model_dir={tmp_path}", "--plot=x.png", *TINY)
+
+
+# -- what reaches the terminal ------------------------------------------------------------------
+def _bare_tensorflow_startup_lines() -> set[str]:
+    """What importing TensorFlow prints by itself on this machine, without timestamps."""
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    err = subprocess.run([sys.executable, "-c", "import tensorflow"], capture_output=True, text=True, env=env,
+                         timeout=300).stderr
+    return {re.sub(r"^[IWE]\d{4} [\d:.]+ +\d+ ", "", line) for line in err.splitlines() if line.strip()}
+
+
+def _main_stderr(*argv: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    return subprocess.run([sys.executable, "main.py", *argv], cwd=ROOT, capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_an_error_is_printed_once_without_tensorflow_startup_noise(tmp_path):
+    result = _main_stderr("--model=cnn", f"--model_dir={tmp_path}", f"--data_dir={tmp_path}")
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines[0].startswith("error: Fashion-MNIST train files") and "Traceback" not in result.stderr
+    assert result.stderr.count("not found in --data_dir") == 1
+    startup = _bare_tensorflow_startup_lines()
+    cleaned = {re.sub(r"^[IWE]\d{4} [\d:.]+ +\d+ ", "", line) for line in lines}
+    assert not startup & cleaned
+
+
+def test_verbosity_1_shows_tensorflow_startup_and_the_traceback(tmp_path):
+    result = _main_stderr("--model=cnn", f"--model_dir={tmp_path}", f"--data_dir={tmp_path}", "--verbosity=1")
+    cleaned = {re.sub(r"^[IWE]\d{4} [\d:.]+ +\d+ ", "", line) for line in result.stderr.splitlines()}
+    assert result.returncode == 1 and "Traceback" in result.stderr
+    assert _bare_tensorflow_startup_lines() <= cleaned
+
+
+def fashion_mnist_test_files(folder) -> None:
+    import gzip
+    import struct
+
+    images = np.random.RandomState(0).randint(0, 256, (100, 28, 28), dtype=np.uint8)
+    labels = np.arange(100, dtype=np.uint8) % 10
+    with gzip.open(folder / "t10k-images-idx3-ubyte.gz", "wb") as f:
+        f.write(struct.pack(">iiii", 2051, 100, 28, 28) + images.tobytes())
+    with gzip.open(folder / "t10k-labels-idx1-ubyte.gz", "wb") as f:
+        f.write(struct.pack(">ii", 2049, 100) + labels.tobytes())

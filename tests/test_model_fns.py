@@ -129,39 +129,6 @@ def test_zero_pad_shortcut_subsamples_and_pads_channels_with_zeros():
     assert not outputs[..., 24:].any()
 
 
-# -- learning rate ------------------------------------------------------------------------------
-def _rate(schedule, step: int) -> float:
-    return float(schedule(step))
-
-
-def test_step_schedule_divides_by_10_at_half_and_three_quarters():
-    params = dict(resnet.DEFAULT_PARAMS, train_steps=1000)
-    schedule = resnet.learning_rate_schedule(params)
-    assert isinstance(schedule, keras.optimizers.schedules.PiecewiseConstantDecay)
-    rates = [_rate(schedule, step) for step in (0, 500, 501, 750, 751, 999)]
-    np.testing.assert_allclose(rates, [0.1, 0.1, 0.01, 0.01, 0.001, 0.001], rtol=1e-6)
-
-
-def test_cosine_schedule_decays_to_zero_over_train_steps():
-    params = dict(resnet.DEFAULT_PARAMS, lr_schedule="cosine", train_steps=100)
-    schedule = resnet.learning_rate_schedule(params)
-    assert isinstance(schedule, keras.optimizers.schedules.CosineDecay)
-    np.testing.assert_allclose([_rate(schedule, s) for s in (0, 50, 100)], [0.1, 0.05, 0.0], atol=1e-6)
-
-
-def test_learning_rate_scales_with_global_batch_when_asked():
-    params = dict(resnet.DEFAULT_PARAMS, scale_learning_rate=True)
-    assert _rate(resnet.learning_rate_schedule(params, global_batch_size=1024), 0) == pytest.approx(0.8)
-
-
-@pytest.mark.parametrize(
-    ("change", "message"), [({"lr_schedule": "linear"}, "'linear'"), ({"train_steps": 0}, "train_steps")]
-)
-def test_bad_schedule_params_are_rejected(change, message):
-    with pytest.raises(ValueError, match=message):
-        resnet.learning_rate_schedule(dict(resnet.DEFAULT_PARAMS, **change))
-
-
 # -- normalisation and the shared spec ----------------------------------------------------------
 def test_cnn_normalisation_scales_to_unit_range_and_adds_the_channel_axis():
     images = tf.constant(np.arange(2 * 28 * 28).reshape(2, 28, 28) % 256, tf.uint8)

@@ -1,5 +1,8 @@
 """ours: the project's TPUEstimator.train() on the model_fn, configured as main.py configures it.
 
+Precision is the engine's own setting (params["precision"], as main.py's --precision), which sets
+Keras's policy around every model_fn call; the worker leaves the global policy at float32 for ours.
+
 Each loop of iterations_per_loop steps ends with the engine reading the loss and logging
 "global_step = N, ..." (log_step_count_steps = iterations_per_loop, as launch/build.py sets);
 a logging handler turns those lines into clock marks, so nothing in the engine is patched.
@@ -50,7 +53,8 @@ def run(job: Job, workload: Workload, clock: StepClock) -> dict:
             save_summary_steps=NEVER, log_step_count_steps=k, tpu_config=TPUConfig(iterations_per_loop=k),
         )
         estimator = TPUEstimator(
-            models.model_fn(workload.model), config=config, params=models.params(workload.model),
+            models.model_fn(workload.model), config=config,
+            params=dict(models.params(workload.model), precision=models.engine_precision(job.precision)),
             use_tpu=False, train_batch_size=job.batch_size, eval_batch_size=EVAL_BATCH_SIZE,
         )
         estimator.train(data.input_fn("train", seed=job.seed), max_steps=job.warmup_steps + job.timed_steps)

@@ -14,6 +14,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.compat.input_fn_call import call_input_fn
 from estimators.mode_keys import ModeKeys
 
 
@@ -29,16 +30,21 @@ def per_replica_batch_size(global_batch: int, num_replicas: int, what: str) -> i
     return global_batch // num_replicas
 
 
-def split_element(element: Any, mode: str) -> tuple[Any, Any]:
-    """(features, labels) from a dataset element; predict input may carry features alone."""
-    if isinstance(element, tuple) and len(element) == 2:
-        return element
-    if mode == ModeKeys.PREDICT:
-        return element, None
-    raise ValueError(
-        "input_fn's dataset must yield (features, labels) tuples for training and evaluation, "
-        f"got an element of type {type(element).__name__}."
-    )
+def split_element(element: Any, mode: str | None = None) -> tuple[Any, Any]:
+    """(features, labels) from a dataset element, by tf.estimator's rule for every mode.
+
+    A tuple or list must be (features, labels); anything else is features alone (labels None).
+    """
+    del mode  # the rule is the same in every mode (predict ignores labels)
+    if isinstance(element, (tuple, list)):
+        if len(element) != 2:
+            raise ValueError(
+                f"input_fn's dataset yields a {type(element).__name__} of {len(element)} items; tf.estimator "
+                "takes a tuple as (features, labels). Yield (features, labels), or features alone (a tensor "
+                "or a dict)."
+            )
+        return element[0], element[1]
+    return element, None
 
 
 def _batch_dims(element_spec: Any) -> list:
@@ -89,7 +95,7 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     so a model_fn's mean loss over the batch is that example's loss (exact evaluation).
     """
     dims = _batch_dims(dataset.element_spec)
-    if any(d is not None and d > batch_size for d in dims):
+    if static and any(d is not None and d > batch_size for d in dims):
         raise ValueError(f"input_fn's batches have {dims} rows, more than params['batch_size']={batch_size}.")
 
     def add_mask(*element):
@@ -121,17 +127,19 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     return stream.concatenate(tf.data.Dataset.from_tensors((padding, tf.zeros([padding_rows], tf.bool))).repeat())
 
 
-def make_dataset_fn(input_fn: Callable, params: dict, batch_size: int, mode: str, static: bool) -> Callable:
-    """The function handed to distribute_datasets_from_function for one mode."""
+def make_dataset_fn(input_fn: Callable, params: dict, config: Any, batch_size: int, mode: str,
+                    static: bool) -> Callable:
+    """The function handed to distribute_datasets_from_function for one mode (TPUEstimator's input_fn contract).
+
+    input_fn gets params['batch_size'] (the per-replica batch) and params['context'] (the
+    tf.distribute.InputContext of its pipeline), and `input_context` / `mode` / `config` by name.
+    """
 
     def dataset_fn(context: tf.distribute.InputContext) -> tf.data.Dataset:
-        dataset = input_fn(dict(params, batch_size=batch_size, context=context))
-        if not isinstance(dataset, tf.data.Dataset):
-            raise ValueError(
-                f"input_fn must return a tf.data.Dataset, got {type(dataset).__name__}."
-            )
+        dataset = call_input_fn(input_fn, mode=mode, params=dict(params, batch_size=batch_size, context=context),
+                                config=config, input_context=context, require_params=True)
         if mode == ModeKeys.TRAIN:
-            split_element(dataset.element_spec, mode)
+            split_element(dataset.element_spec)
             if static:
                 check_static_batch(dataset.element_spec, batch_size)
             return dataset

@@ -5,19 +5,39 @@ from __future__ import annotations
 import json
 import os
 import socket
+from typing import Any
 from urllib.parse import urlparse
 
 import tensorflow as tf
 from absl import logging
+
+from estimators.distribute.platform import Platform
+from estimators.distribute.platform import current as current_platform
 
 
 class NoTPUError(RuntimeError):
     """use_tpu=True, but no TPU can be reached."""
 
 
+_WHERE_TPUS_ARE = (
+    "Pass --tpu=local on a Colab or Cloud TPU VM, --tpu=grpc://HOST:8470 for a TPU by address, or "
+    "--tpu=NAME on a Google Cloud VM in the TPU's project and zone; or drop --use_tpu to run on GPUs/CPU."
+)
+
+# TPU systems this process has initialised, by the resolver's master address. Initialising a TPU
+# again wipes its memory, and with it the variables of any estimator already running there.
+_initialised_tpus: dict[str, Any] = {}
+
+
 def _check_grpc_reachable(address: str, timeout: float = 5.0) -> None:
+    """NoTPUError unless something accepts a TCP connection at the grpc address (port 8470 if none)."""
     parsed = urlparse(address if "://" in address else f"grpc://{address}")
-    host, port = parsed.hostname, parsed.port or 8470
+    try:
+        host, port = parsed.hostname, parsed.port or 8470
+    except ValueError:
+        host = port = None
+    if not host or not port:
+        raise NoTPUError(f"use_tpu=True but {address!r} is not a TPU address; write it as grpc://HOST:PORT.")
     try:
         with socket.create_connection((host, port), timeout=timeout):
             pass
@@ -28,11 +48,16 @@ def _check_grpc_reachable(address: str, timeout: float = 5.0) -> None:
         ) from None
 
 
-def tpu_cluster_resolver(tpu: str | None):
-    """A TPUClusterResolver for a TPU name, a grpc address or 'local'; one clear error when none answers."""
+def tpu_cluster_resolver(tpu: str | None, platform: Platform | None = None):
+    """A TPUClusterResolver for a TPU name, a grpc address or 'local'; one clear error when none answers.
+
+    `None` and `''` mean 'local' (the TPU attached to this VM), where tf.distribute would instead ask
+    the Cloud TPU API for a TPU named by $TPU_NAME.
+    """
+    platform = platform or current_platform()
     tpu = tpu or "local"
     if tpu == "local":
-        if not tf.config.list_physical_devices("TPU"):
+        if not platform.physical_devices("TPU"):
             raise NoTPUError(
                 "use_tpu=True with tpu='local', but this machine has no TPU devices. On a Colab or "
                 "Cloud TPU VM install tensorflow-tpu (see BUILD_NOTES.md); elsewhere pass --tpu=NAME "
@@ -41,42 +66,90 @@ def tpu_cluster_resolver(tpu: str | None):
     elif tpu.startswith("grpc://"):
         _check_grpc_reachable(tpu)
     try:
-        return tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu)
-    except (ValueError, RuntimeError, tf.errors.OpError) as err:
-        raise NoTPUError(f"use_tpu=True but TPU {tpu!r} could not be resolved: {err}") from None
+        return platform.tpu_resolver(tpu)
+    except Exception as err:  # URLError off Google Cloud, HttpError for a wrong name, ImportError, ValueError
+        raise NoTPUError(
+            f"use_tpu=True but TPU {tpu!r} could not be resolved ({type(err).__name__}: {err}). {_WHERE_TPUS_ARE}"
+        ) from None
 
 
-def tpu_strategy(resolver) -> tf.distribute.Strategy:
-    """Connects to the TPU system behind `resolver` and returns a TPUStrategy over its cores."""
+def _master(resolver) -> str:
     try:
-        tf.config.experimental_connect_to_cluster(resolver)
-        tf.tpu.experimental.initialize_tpu_system(resolver)
-    except (ValueError, RuntimeError, tf.errors.OpError) as err:
-        raise NoTPUError(f"use_tpu=True but the TPU system could not be initialised: {err}") from None
-    return tf.distribute.TPUStrategy(resolver)
+        return str(resolver.master())
+    except Exception:  # a resolver that cannot name its master is keyed by identity
+        return f"resolver-{id(resolver)}"
 
 
-def local_strategy() -> tf.distribute.Strategy:
-    """Every visible GPU (MirroredStrategy), one GPU (OneDeviceStrategy), or the CPU (default)."""
-    gpus = tf.config.list_logical_devices("GPU")
-    if len(gpus) > 1:
-        logging.info("Running on %d GPUs with MirroredStrategy.", len(gpus))
-        return tf.distribute.MirroredStrategy([g.name for g in gpus])
-    if len(gpus) == 1:
-        logging.info("Running on one GPU.")
-        return tf.distribute.OneDeviceStrategy(gpus[0].name)
+def tpu_strategy(resolver, platform: Platform | None = None) -> tf.distribute.Strategy:
+    """Connects to the TPU system behind `resolver`, initialises it once per process, returns a TPUStrategy.
+
+    The order is the documented one: connect to the cluster, initialise the TPU system, then build
+    the strategy (TPUStrategy reads the topology the initialisation found).
+    """
+    platform = platform or current_platform()
+    master = _master(resolver)
+    if master in _initialised_tpus:
+        logging.info("TPU system %r is already initialised in this process; reusing it.", master or "local")
+    else:
+        try:
+            platform.connect(resolver)
+        except Exception as err:
+            raise NoTPUError(
+                f"use_tpu=True but connecting to the TPU cluster {master or 'local'!r} failed "
+                f"({type(err).__name__}: {err}). {_WHERE_TPUS_ARE}"
+            ) from None
+        try:
+            _initialised_tpus[master] = platform.initialize(resolver)
+        except Exception as err:
+            raise NoTPUError(
+                f"use_tpu=True but the TPU system {master or 'local'!r} could not be initialised "
+                f"({type(err).__name__}: {err}). A TPU serves one process at a time: stop any other "
+                "process or notebook kernel using it (including JAX or PyTorch/XLA), then run again."
+            ) from None
+    strategy = platform.tpu_strategy(resolver)
+    logging.info("Running on TPU %r with %s cores.", master or "local", getattr(strategy, "num_replicas_in_sync", "?"))
+    return strategy
+
+
+def local_strategy(num_gpus: int | None = None, platform: Platform | None = None) -> tf.distribute.Strategy:
+    """The first `num_gpus` visible GPUs (default: all), or the CPU for none or num_gpus=0.
+
+    Several GPUs run under MirroredStrategy, one under OneDeviceStrategy, none under the default strategy.
+    """
+    platform = platform or current_platform()
+    gpus = list(platform.logical_devices("GPU"))
+    if num_gpus is None:
+        chosen = gpus
+    else:
+        if not isinstance(num_gpus, int) or isinstance(num_gpus, bool) or num_gpus < 0:
+            raise ValueError(f"num_gpus must be an integer >= 0 (0 runs on the CPU), got {num_gpus!r}.")
+        if num_gpus > len(gpus):
+            visible = ", ".join(g.name for g in gpus) or "none"
+            raise ValueError(
+                f"num_gpus={num_gpus}, but {len(gpus)} GPU(s) are visible ({visible}). Pass num_gpus <= "
+                f"{len(gpus)} (0 runs on the CPU), or check the driver (nvidia-smi), CUDA_VISIBLE_DEVICES "
+                "and that TensorFlow was installed with GPU support (pip install -e \".[gpu]\")."
+            )
+        chosen = gpus[:num_gpus]
+    if len(chosen) > 1:
+        logging.info("Running on %d GPUs with MirroredStrategy.", len(chosen))
+        return platform.mirrored_strategy([g.name for g in chosen])
+    if len(chosen) == 1:
+        logging.info("Running on one GPU (%s).", chosen[0].name)
+        return platform.one_device_strategy(chosen[0].name)
     logging.info("Running on the CPU.")
-    return tf.distribute.get_strategy()
+    return platform.default_strategy()
 
 
-def resolve_strategy(use_tpu: bool, configured, cluster=None, master: str | None = None) -> tf.distribute.Strategy:
+def resolve_strategy(use_tpu: bool, configured, cluster=None, master: str | None = None,
+                     num_gpus: int | None = None, platform: Platform | None = None) -> tf.distribute.Strategy:
     """The strategy for one mode: the configured one, else TPU when use_tpu, else local devices."""
     if configured is not None:
         return configured
     if use_tpu:
-        resolver = cluster if cluster is not None else tpu_cluster_resolver(master)
-        return tpu_strategy(resolver)
-    return local_strategy()
+        resolver = cluster if cluster is not None else tpu_cluster_resolver(master, platform)
+        return tpu_strategy(resolver, platform)
+    return local_strategy(num_gpus, platform)
 
 
 def is_tpu_strategy(strategy: tf.distribute.Strategy) -> bool:

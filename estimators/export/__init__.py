@@ -1,5 +1,18 @@
-"""SavedModel export for serving (tf.estimator.export's names)."""
+"""SavedModel export for serving, under tf.estimator.export's names.
 
-from estimators.export.saved_model import ServingInputReceiver, build_raw_serving_input_receiver_fn
+The exporters for EvalSpec (tf.estimator.LatestExporter, BestExporter, FinalExporter, Exporter)
+live in estimators.export.exporters and are re-exported from `estimators`, where tf.estimator had them.
+"""
 
-__all__ = ["ServingInputReceiver", "build_raw_serving_input_receiver_fn"]
+from estimators.export.outputs import ClassificationOutput, ExportOutput, PredictOutput, RegressionOutput
+from estimators.export.receivers import (
+    ServingInputReceiver,
+    TensorServingInputReceiver,
+    build_parsing_serving_input_receiver_fn,
+    build_raw_serving_input_receiver_fn,
+)
+
+__all__ = [
+    "ClassificationOutput", "ExportOutput", "PredictOutput", "RegressionOutput", "ServingInputReceiver",
+    "TensorServingInputReceiver", "build_parsing_serving_input_receiver_fn", "build_raw_serving_input_receiver_fn",
+]

@@ -1,13 +1,13 @@
-"""SavedModel export for serving: model_fn in PREDICT mode behind a `serving_default` signature.
+"""Writing the SavedModel: a complete export under export_dir_base/<timestamp>, or nothing.
 
-TF2 has no placeholders, so a serving input receiver names the signature's inputs as
-tf.TensorSpecs and maps them to model_fn's features. The SavedModel is written to a temporary
-folder beside its final place and renamed when complete: export_dir_base never holds half an export.
+The SavedModel is written to `temp-<timestamp>` beside its final place and renamed when complete
+(TensorFlow Serving ignores folders whose name is not a number). Signature method names are set
+as tf.estimator set them (classify, regress, predict), so TensorFlow Serving's Classify and
+Regress APIs accept the export; `as_text` writes saved_model.pbtxt instead of saved_model.pb.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -15,73 +15,43 @@ from typing import Any
 
 import tensorflow as tf
 from absl import logging
+from tensorflow.core.protobuf import saved_model_pb2
 
-from estimators.checkpoint import checkpoints
+from estimators.export.predict_model import PredictModel
+from estimators.export.serving_graph import trace_signatures
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.state import Runtime
 
-
-@dataclasses.dataclass(frozen=True)
-class ServingInputReceiver:
-    """The serving signature's inputs (name -> TensorSpec) and how they become model_fn features."""
-
-    receiver_tensors: dict
-    features_fn: Callable[[dict], Any] | None = None
-
-    def features(self, inputs: dict) -> Any:
-        if self.features_fn is not None:
-            return self.features_fn(inputs)
-        return next(iter(inputs.values())) if len(inputs) == 1 else inputs
-
-
-def build_raw_serving_input_receiver_fn(specs: dict | tf.TensorSpec) -> Callable[[], ServingInputReceiver]:
-    """A receiver fn whose inputs are fed to model_fn as they are (a dict, or one tensor)."""
-    if isinstance(specs, tf.TensorSpec):
-        specs = {specs.name or "features": specs}
-    for name, spec in specs.items():
-        if not isinstance(spec, tf.TensorSpec):
-            raise ValueError(f"serving input {name!r} must be a tf.TensorSpec, got {type(spec).__name__}.")
-    return lambda: ServingInputReceiver(dict(specs))
-
-
-def _outputs(predictions: Any) -> dict:
-    if isinstance(predictions, dict):
-        return dict(predictions)
-    return {"output": predictions}
+_PB = tf.saved_model.SAVED_MODEL_FILENAME_PB
+_PBTXT = tf.saved_model.SAVED_MODEL_FILENAME_PBTXT
+_FINGERPRINT = "fingerprint.pb"
 
 
 def export_saved_model(model_fn: Callable, params: dict, config: Any, checkpoint_path: str, export_dir_base: str,
-                       serving_input_receiver_fn: Callable[[], ServingInputReceiver],
-                       assets_extra: dict | None = None, as_text: bool = False) -> bytes:
-    """Exports model_fn (PREDICT) with the weights of `checkpoint_path`; returns the export dir."""
-    if as_text:
-        raise ValueError("as_text=True is not supported by tf.saved_model.save; export the binary proto.")
-    receiver = serving_input_receiver_fn()
-    if not isinstance(receiver, ServingInputReceiver):
+                       serving_input_receiver_fn: Callable[[], Any], assets_extra: dict | None = None,
+                       as_text: bool = False, experimental_mode: str = ModeKeys.PREDICT) -> bytes:
+    """Exports model_fn (PREDICT) with the weights of `checkpoint_path`; returns the export dir (bytes)."""
+    if not serving_input_receiver_fn:
+        raise ValueError("serving_input_receiver_fn must be given (a function returning a ServingInputReceiver).")
+    if experimental_mode != ModeKeys.PREDICT:
         raise ValueError(
-            "serving_input_receiver_fn must return estimators.export.ServingInputReceiver, got "
-            f"{type(receiver).__name__}; see build_raw_serving_input_receiver_fn."
+            f"experimental_mode={experimental_mode!r} is not supported: only ModeKeys.PREDICT exports a "
+            "SavedModel here (TRAIN/EVAL graphs need TF1 sessions to run)."
         )
-    runtime = Runtime(tf.distribute.get_strategy(), model_fn, params, config, static_shapes=False)
-
-    def serve(**inputs):
-        spec, _ = runtime.steps.call(ModeKeys.PREDICT, receiver.features(inputs), None, batch_size=None)
-        return _outputs(spec.predictions)
-
-    signature = tf.function(serve, input_signature=None).get_concrete_function(**receiver.receiver_tensors)
-    checkpoints.restore(runtime.checkpoint(), checkpoint_path, complete=True)
+    if assets_extra is not None and not isinstance(assets_extra, dict):
+        raise ValueError(f"assets_extra must be a dict of relative destination -> source path, got {assets_extra!r}.")
+    model = PredictModel(model_fn, params, config)
+    signatures, method_names = trace_signatures(serving_input_receiver_fn, model)
+    model.restore(checkpoint_path)
     module = tf.Module()
-    module.model_variables = runtime.store.sequence(ModeKeys.PREDICT)
-    module.global_step = runtime.global_step
-    module.serve = signature
+    for name, value in model.trackables().items():
+        setattr(module, name, value)
 
-    final = os.path.join(export_dir_base, str(int(time.time())))
-    while tf.io.gfile.exists(final):
-        final = os.path.join(export_dir_base, str(int(final.rsplit(os.sep, 1)[-1]) + 1))
+    final = _timestamped_dir(export_dir_base)
     temporary = os.path.join(export_dir_base, "temp-" + os.path.basename(final))
     tf.io.gfile.makedirs(export_dir_base)
     try:
-        tf.saved_model.save(module, temporary, signatures={"serving_default": signature})
+        tf.saved_model.save(module, temporary, signatures=signatures)
+        _set_method_names_and_format(temporary, method_names, as_text)
         for relative, source in (assets_extra or {}).items():
             destination = os.path.join(temporary, "assets.extra", relative)
             tf.io.gfile.makedirs(os.path.dirname(destination))
@@ -91,5 +61,55 @@ def export_saved_model(model_fn: Callable, params: dict, config: Any, checkpoint
         if tf.io.gfile.exists(temporary):
             tf.io.gfile.rmtree(temporary)
         raise
-    logging.info("Exported SavedModel for step %d to %s", checkpoints.global_step_of(checkpoint_path), final)
+    logging.info("Exported SavedModel with signatures %s from %s to %s", sorted(signatures), checkpoint_path, final)
     return final.encode()
+
+
+def _timestamped_dir(export_dir_base: str) -> str:
+    """export_dir_base/<seconds since epoch>, one past the newest taken one if that second is taken."""
+    version = int(time.time())
+    while tf.io.gfile.exists(os.path.join(export_dir_base, str(version))):
+        version += 1
+    return os.path.join(export_dir_base, str(version))
+
+
+def _set_method_names_and_format(export_dir: str, method_names: dict[str, str], as_text: bool) -> None:
+    """Rewrites the SavedModel proto with tf.estimator's method names, in text if asked."""
+    path = os.path.join(export_dir, _PB)
+    proto = saved_model_pb2.SavedModel()
+    proto.ParseFromString(tf.io.gfile.GFile(path, "rb").read())
+    changed = False
+    for meta_graph in proto.meta_graphs:
+        for name, method in method_names.items():
+            signature = meta_graph.signature_def.get(name)
+            if signature is not None and signature.method_name != method:
+                signature.method_name = method
+                changed = True
+    if as_text:
+        from google.protobuf import text_format
+
+        with tf.io.gfile.GFile(os.path.join(export_dir, _PBTXT), "w") as f:
+            f.write(text_format.MessageToString(proto))
+        tf.io.gfile.remove(path)
+        _drop_fingerprint(export_dir)  # it fingerprints saved_model.pb, which is gone
+    elif changed:
+        with tf.io.gfile.GFile(path, "wb") as f:
+            f.write(proto.SerializeToString())
+        _refresh_fingerprint(export_dir)
+
+
+def _refresh_fingerprint(export_dir: str) -> None:
+    """fingerprint.pb for the rewritten saved_model.pb (TensorFlow's own writer), or none at all."""
+    try:
+        from tensorflow.python.saved_model import fingerprinting_utils
+
+        fingerprinting_utils.write_fingerprint(export_dir)
+    except Exception as err:  # noqa: BLE001 - optional metadata: better absent than stale
+        logging.info("Could not refresh %s (%s); leaving it out.", _FINGERPRINT, err)
+        _drop_fingerprint(export_dir)
+
+
+def _drop_fingerprint(export_dir: str) -> None:
+    path = os.path.join(export_dir, _FINGERPRINT)
+    if tf.io.gfile.exists(path):
+        tf.io.gfile.remove(path)

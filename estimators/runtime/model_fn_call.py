@@ -1,15 +1,26 @@
-"""Calling a user's model_fn: the argument subset it takes and the record of what one call did."""
+"""Calling a user's model_fn: the arguments it takes, and the TF1 world it runs in.
+
+Every call gets fresh TF1 names (runtime/naming.py), its own graph collections with the engine's
+global step (compat/collections.py), the train-op guard (compat/optimizer_guard.py) and Keras's
+dtype policy for the run's precision (estimators/precision.py), and is the current call on its
+thread while it runs, so the variable store and the optimizers can record what it created and applied.
+"""
 
 from __future__ import annotations
 
 import inspect
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+import tensorflow as tf
+
+from estimators import precision
+from estimators.compat import optimizer_guard
+from estimators.compat.call_context import ModelFnCall, entered
+from estimators.compat.collections import call_collections
+from estimators.runtime import naming
+
 _ALLOWED_ARGS = ("features", "labels", "mode", "params", "config")
-_local = threading.local()
 
 
 def model_fn_args(model_fn: Callable) -> tuple[str, ...]:
@@ -31,34 +42,19 @@ def model_fn_args(model_fn: Callable) -> tuple[str, ...]:
     return tuple(names)
 
 
-@dataclass
-class ModelFnCall:
-    """What one model_fn call created and applied, read by the engine and CrossShardOptimizer."""
-
-    mode: str
-    num_replicas: int
-    variables: list = field(default_factory=list)
-    optimizers: list = field(default_factory=list)
-
-    @property
-    def trainable_variables(self) -> list:
-        return [v for v in self.variables if getattr(v, "trainable", False)]
-
-
-def current_call() -> ModelFnCall | None:
-    """The model_fn call running on this thread, or None outside model_fn."""
-    return getattr(_local, "call", None)
-
-
-def call_model_fn(model_fn: Callable, args: tuple[str, ...], record: ModelFnCall, features: Any,
-                  labels: Any, params: dict, config: Any) -> Any:
-    """Calls model_fn with the arguments it takes, with `record` as the current call."""
+def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, features: Any,
+                  labels: Any, params: dict, config: Any, global_step: Any) -> Any:
+    """Calls model_fn with the arguments it takes, as `call`, in a fresh TF1 naming and collection scope,
+    under the Keras dtype policy of the run's precision (restored afterwards)."""
     if labels is not None and "labels" not in args:
         raise ValueError("input_fn returns labels but model_fn does not take a `labels` argument.")
-    values = {"features": features, "labels": labels, "mode": record.mode, "params": params, "config": config}
-    previous = current_call()
-    _local.call = record
-    try:
-        return model_fn(**{name: values[name] for name in args})
-    finally:
-        _local.call = previous
+    values = {"features": features, "labels": labels, "mode": call.mode, "params": params, "config": config}
+    optimizer_guard.install()
+    computes_in = precision.resolve(config, params)
+    with (entered(call), naming.call_names() as names, call_collections(global_step) as collections,
+          precision.policy_scope(computes_in)):
+        call.names, call.collections = names, collections
+        spec = model_fn(**{name: values[name] for name in args})
+        call.summaries = collections.get(tf.compat.v1.GraphKeys.SUMMARIES)
+    precision.check_loss(spec, call.mode, computes_in)
+    return spec

@@ -2,34 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import tensorflow as tf
 
-from estimators.checkpoint import checkpoints
+from estimators.compat.call_context import ModelFnCall, entered
+from estimators.compat.collections import call_collections
+from estimators.compat.metrics import V1MetricResult, pair_values, reset_local_variable
 from estimators.distribute.strategy import is_tpu_strategy, spans_workers
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.steps import ModelFnSteps, check_metrics
-from estimators.runtime.variable_store import VariableStore
-from estimators.training import loops
-
-METRICS_KEY = "eval_metrics"
+from estimators.runtime import naming
+from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
+from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
+from estimators.training.iterations import IterationsPerLoop
+from estimators.training.loops import InferenceLoop, TrainLoop
+from estimators.training.step_summaries import StepSummaries
 
 
 class Runtime:
     """One strategy's variable store, engine-owned global step, and cached loop functions."""
 
     def __init__(self, strategy: tf.distribute.Strategy, model_fn: Callable, params: dict, config: Any,
-                 static_shapes: bool):
+                 static_shapes: bool, params_for_model_fn: Callable | None = None):
         self.strategy = strategy
-        self.store = VariableStore()
         self.num_replicas = strategy.num_replicas_in_sync
         with strategy.scope():
             self.global_step = tf.Variable(
-                0, dtype=tf.int64, trainable=False, name=checkpoints.GLOBAL_STEP,
+                0, dtype=tf.int64, trainable=False, name=GLOBAL_STEP,
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
             )
+        self.store = VariableStore(self.global_step)
         jit_compile = bool(getattr(config, "jit_compile", False)) and not is_tpu_strategy(strategy)
         if jit_compile and self.num_replicas > 1:
             raise ValueError(
@@ -37,26 +42,52 @@ class Runtime:
                 "MirroredStrategy replicas' compiled steps on their own devices. Check TPU compatibility "
                 "with one device (no train_distribute); on a TPU every step is compiled anyway."
             )
-        self.steps = ModelFnSteps(model_fn, params, config, self.store, self.num_replicas, static_shapes,
-                                  jit_compile=jit_compile)
-        self._loops: dict[tuple, Callable] = {}
-        self._iterations_per_loop = config.tpu_config.iterations_per_loop
+        self.steps = ModelFnSteps(model_fn, params, config, self.num_replicas, static_shapes, self.global_step,
+                                  self.store.creator_scope, jit_compile=jit_compile,
+                                  params_for_model_fn=params_for_model_fn)
+        self._single_step = IterationsPerLoop(config.tpu_config.iterations_per_loop).single_step
+        self._loops: dict[tuple, tuple[Any, StepTrace]] = {}
         self._host_metrics: Callable | None = None
+        self._host_values: Callable | None = None
+        self._host_values_now: dict | None = None
+        self._host_pairs: list[str] = []
+        self._step_values: dict[tuple, Callable] = {}
         self.host_metric_objects: dict = {}
-        self._train_input: tuple[Callable, Any] | None = None
         self._barrier: Callable | None = None
+        self._vote: Callable | None = None
 
-    def loop(self, mode: str, batch_size: int | None) -> Callable:
-        """The compiled loop for `mode`, made once per batch size and reused across calls."""
+    @contextlib.contextmanager
+    def step_scope(self, mode: str) -> Iterator[None]:
+        """What every strategy.run of a `mode` step runs inside (also its cross-replica merge_calls)."""
+        with self.store.creator_scope(mode), self.strategy._scale_loss_for_estimator_enabled():  # noqa: SLF001
+            yield
+
+    def train_loop(self, batch_size: int | None, stop: tf.Variable,
+                   summaries: StepSummaries | None = None) -> tuple[TrainLoop, StepTrace]:
+        """The compiled training loop for this batch size (made once, reused across train() calls) and its trace."""
+        key = (ModeKeys.TRAIN, batch_size)
+        if key not in self._loops:
+            step, trace = self.steps.train(batch_size)
+            loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop,
+                             summaries, has_optimizer=lambda: bool(trace.optimizers))
+            self._loops[key] = (loop, trace)
+        return self._loops[key]
+
+    def any_worker(self, vote: bool) -> bool:
+        """True when any worker votes True (a collective across workers; the vote itself within one)."""
+        if not spans_workers(self.strategy):
+            return vote
+        if self._vote is None:
+            self._vote = tf.function(
+                lambda v: self.strategy.reduce(tf.distribute.ReduceOp.SUM, self.strategy.run(lambda: v), axis=None))
+        return bool(self._vote(tf.constant(float(vote))) > 0)
+
+    def inference_loop(self, mode: str, batch_size: int | None) -> tuple[InferenceLoop, StepTrace]:
+        """The compiled eval or predict loop for this batch size, and what tracing its step learned."""
         key = (mode, batch_size)
         if key not in self._loops:
-            if mode == ModeKeys.TRAIN:
-                make = loops.SingleStepLoop if self._iterations_per_loop == 1 else loops.train_loop
-                self._loops[key] = make(self.strategy, self.steps.train(batch_size), self.global_step)
-            elif mode == ModeKeys.EVAL:
-                self._loops[key] = loops.inference_loop(self.strategy, self.steps.evaluate(batch_size))
-            else:
-                self._loops[key] = loops.inference_loop(self.strategy, self.steps.predict(batch_size))
+            step, trace = (self.steps.evaluate if mode == ModeKeys.EVAL else self.steps.predict)(batch_size)
+            self._loops[key] = (InferenceLoop(self.strategy, step, lambda: self.step_scope(mode)), trace)
         return self._loops[key]
 
     def barrier(self) -> None:
@@ -69,44 +100,94 @@ class Runtime:
                     tf.distribute.ReduceOp.SUM, self.strategy.run(lambda: tf.constant(1.0)), axis=None))
         self._barrier()
 
-    def train_iterator(self, input_fn: Callable, make: Callable[[], Any]) -> Any:
-        """The training iterator for input_fn, kept across train() calls with the same input_fn.
+    def metric_objects(self, trace: StepTrace) -> dict:
+        """An evaluation's metrics, each with reset_state() and result(): model_fn's and metric_fn's.
 
-        Successive train() calls then continue the same data stream (as one long call would), skip
-        refilling shuffle buffers, and never destroy an iterator whose tf.data threads are busy.
+        Keras metrics as they are; tf.compat.v1 (value, update_op) pairs as V1MetricResult, whose
+        result() reads the value after the last batch and whose reset_state() puts TF1 local
+        variables back to their initial values (tf.estimator initialised them for every evaluation).
         """
-        if self._train_input is None or self._train_input[0] is not input_fn:
-            self._train_input = (input_fn, make())
-        return self._train_input[1]
+        objects = dict(trace.metric_objects)
+        for name in trace.metric_pairs:
+            objects[name] = V1MetricResult(name, functools.partial(self._read_step_values, trace),
+                                           self.reset_tf1_local_variables)
+        objects.update(self.host_metric_objects)
+        for name in self._host_pairs:
+            objects[name] = V1MetricResult(name, self._last_host_values, self.reset_tf1_local_variables)
+        return objects
 
-    def metric_objects(self) -> dict:
-        """The Keras metrics of the latest evaluation trace: model_fn's own and metric_fn's."""
-        return {**(self.steps.last.metric_objects or {}), **self.host_metric_objects}
+    def reset_tf1_local_variables(self) -> None:
+        """Every TF1 local / metric variable back to its initial value (one evaluation's fresh start)."""
+        self._host_values_now = None
+        with self.strategy.scope():
+            for stored in self.store.tf1_local_variables():
+                reset_local_variable(stored.variable, stored.initial)
 
-    def update_host_metrics(self, rows: Any, mask: tf.Tensor) -> None:
+    def _read_step_values(self, trace: StepTrace) -> dict:
+        """eval_metric_ops' v1 values now: model_fn once more on zero rows in every replica."""
+        key = id(trace)
+        if key not in self._step_values:
+            step = self.steps.metric_values(self._batch_size_of(trace), trace)
+
+            @tf.function(autograph=False)
+            def read():
+                before = self.global_step.read_value()
+                with self.step_scope(ModeKeys.EVAL):
+                    values = self.strategy.run(step)
+                with tf.control_dependencies(tf.nest.flatten(values)):
+                    self.global_step.assign(before)
+                return {name: self.strategy.experimental_local_results(value)[0] for name, value in values.items()}
+
+            self._step_values[key] = read
+        with self.strategy.scope():
+            return {name: value.numpy() for name, value in self._step_values[key]().items()}
+
+    def _batch_size_of(self, trace: StepTrace) -> int | None:
+        for (_mode, batch_size), (_, known) in self._loops.items():
+            if known is trace:
+                return batch_size
+        return None
+
+    def update_host_metrics(self, trace: StepTrace, rows: Any, mask: tf.Tensor) -> None:
         """Runs TPUEstimatorSpec's metric_fn on the real rows of a finished eval loop (on the host)."""
-        metric_fn = self.steps.last.metric_fn
-        if metric_fn is None:
+        if trace.metric_fn is None:
             return
         if self._host_metrics is None:
             self._host_metrics = tf.function(self._metric_fn_call)
-        self._host_metrics(rows, mask)
+        self._host_metrics(trace.metric_fn, rows, mask)
+        if self._host_pairs:  # read here, on the host, outside the strategy's scope where metric_fn ran
+            empty = tf.nest.map_structure(lambda t: t[:0], rows)
+            self._host_values_now = self._read_host_values(trace.metric_fn, empty)
 
-    def _metric_fn_call(self, rows: Any, mask: tf.Tensor) -> None:
+    def _call_metric_fn(self, metric_fn: Callable, rows: Any) -> Any:
+        call = ModelFnCall(ModeKeys.EVAL, 1)
+        with self.store.creator_scope(ModeKeys.EVAL), entered(call), naming.call_names() as names, \
+                call_collections(self.global_step) as collections:
+            call.names, call.collections = names, collections
+            return metric_fn(**rows) if isinstance(rows, dict) else metric_fn(*rows)
+
+    def _metric_fn_call(self, metric_fn: Callable, rows: Any, mask: tf.Tensor) -> None:
         real = tf.nest.map_structure(lambda t: tf.boolean_mask(t, mask), rows)
-        metric_fn = self.steps.last.metric_fn
-        with self.store.scope(METRICS_KEY, share=False):
-            metrics = metric_fn(**real) if isinstance(real, dict) else metric_fn(*real)
-        self.host_metric_objects = check_metrics(metrics)
+        self.host_metric_objects, self._host_pairs = check_metrics(self._call_metric_fn(metric_fn, real))
 
-    def checkpoint(self, include_optimizer: bool = True) -> tf.train.Checkpoint:
-        """A tf.train.Checkpoint over the global step and every model variable created so far.
+    def _read_host_values(self, metric_fn: Callable, empty_rows: Any) -> dict:
+        """metric_fn's v1 values now: metric_fn once more on zero rows (its updates add nothing)."""
+        if self._host_values is None:
+            def read(metric_fn, rows):
+                return pair_values(self._call_metric_fn(metric_fn, rows), self._host_pairs)
 
-        Metric state is never saved; include_optimizer=False leaves out optimizer state too
-        (what warm-starting copies is the model alone).
-        """
-        owners = list(self.metric_objects().values())
-        if not include_optimizer:
-            owners += [opt.optimizer for opt in self.steps.optimizers]
-        exclude = {id(getattr(var, "value", var)) for owner in owners for var in owner.variables}
-        return checkpoints.make_checkpoint(checkpoints.keyed_variables(self.store, exclude), self.global_step)
+            self._host_values = tf.function(read, autograph=False)
+        return {name: value.numpy() for name, value in self._host_values(metric_fn, empty_rows).items()}
+
+    def _last_host_values(self) -> dict:
+        if self._host_values_now is None:
+            raise ValueError("No evaluation has run metric_fn since the metrics were reset: no values to read.")
+        return self._host_values_now
+
+    def saved_variables(self) -> dict:
+        """{TF1 name: variable} of everything a checkpoint holds: global step, model and optimizer state."""
+        return self.store.variables((STEP, MODEL, OPTIMIZER))
+
+    def model_variables(self) -> dict:
+        """{TF1 name: variable} that inference needs: the global step and the model's own weights."""
+        return self.store.variables((STEP, MODEL))

@@ -1,44 +1,76 @@
-"""The per-replica step functions: call model_fn under the variable store and check its spec."""
+"""The per-replica step functions: call model_fn in its TF1 context and check what it returned.
+
+Each builder returns the step and a `StepTrace` that the step fills in when it is traced (the
+metric_fn, the Keras metrics model_fn updated, the optimizers it applied): the loop that owns the
+step reads it there, rather than from whichever step was traced last.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
-import keras
 import tensorflow as tf
 
+from estimators.compat import metrics
+from estimators.compat.call_context import ModelFnCall
 from estimators.distribute.inputs import split_element
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.model_fn_call import ModelFnCall, call_model_fn, model_fn_args
-from estimators.runtime.variable_store import VariableStore
+from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
+from estimators.training.step_summaries import write_v1_summaries
 
 
 @dataclass
-class StepResult:
-    """What a model_fn call left behind that the engine reads outside the replica step."""
+class StepTrace:
+    """What tracing a step learned about model_fn: read by the loop that owns the step.
 
-    metric_objects: dict | None = None
+    metric_pairs names eval_metric_ops' tf.compat.v1 (value, update_op) pairs; their values are
+    read after the last batch by `ModelFnSteps.metric_values`, on zero-row inputs of input_specs.
+    """
+
     metric_fn: Callable | None = None
+    metric_objects: dict = field(default_factory=dict)
+    metric_pairs: list = field(default_factory=list)
+    input_specs: Any = None
+    optimizers: list = field(default_factory=list)
+    training_hooks: list = field(default_factory=list)  # the spec's training_hooks
+    chief_hooks: list = field(default_factory=list)  # its training_chief_hooks (run by the chief only)
+
+
+class TrainOutputs(NamedTuple):
+    """One replica's train step: its loss and the learning rate its optimizer used."""
+
+    loss: tf.Tensor
+    learning_rate: tf.Tensor
+
+
+class InferenceOutputs(NamedTuple):
+    """One replica's eval/predict step: loss x real rows, real rows, per-row tensors, row mask."""
+
+    weighted_loss: tf.Tensor
+    real_rows: tf.Tensor
+    rows: Any
+    mask: tf.Tensor
 
 
 class ModelFnSteps:
     """Builds per-replica train/eval/predict steps around one user model_fn."""
 
-    def __init__(self, model_fn: Callable, params: dict, config: Any, store: VariableStore,
-                 num_replicas: int, static_shapes: bool, jit_compile: bool = False):
+    def __init__(self, model_fn: Callable, params: dict, config: Any, num_replicas: int, static_shapes: bool,
+                 global_step: tf.Variable, variable_scope: Callable[[str], Any], jit_compile: bool = False,
+                 params_for_model_fn: Callable | None = None):
         self._model_fn = model_fn
         self._args = model_fn_args(model_fn)
         self._params = params
         self._config = config
-        self._store = store
         self._num_replicas = num_replicas
         self._static_shapes = static_shapes
+        self._global_step = global_step
+        self._variable_scope = variable_scope
         self._jit_compile = jit_compile
-        self.last = StepResult()
-        self.optimizers: list = []
+        self._params_for = params_for_model_fn or (lambda params, batch_size: dict(params))
 
     def _compiled(self, step: Callable) -> Callable:
         """The step as graph code, compiled by XLA on its replica's device when jit_compile is set.
@@ -51,49 +83,73 @@ class ModelFnSteps:
         return tf.function(step, jit_compile=True) if self._jit_compile else step
 
     def call(self, mode: str, features: Any, labels: Any, batch_size: int | None):
-        """Calls model_fn once under the variable store; returns (checked spec, call record)."""
-        record = ModelFnCall(mode, self._num_replicas)
-        params = dict(self._params, batch_size=batch_size)
-        with self._store.scope(mode) as used:
-            record.variables = used
-            spec = call_model_fn(self._model_fn, self._args, record, features, labels, params, self._config)
-        return validate_spec(spec, mode), record
+        """Calls model_fn once in its TF1 context; returns (checked spec, call record).
 
-    def train(self, batch_size: int) -> Callable:
+        The variable store's scope is entered here, innermost: MirroredStrategy's own creator in
+        each replica thread would otherwise serve replicas after the first without asking it.
+        """
+        call = ModelFnCall(mode, self._num_replicas)
+        params = self._params_for(self._params, batch_size)
+        with self._variable_scope(mode):
+            spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
+                                 self._global_step)
+        return validate_spec(spec, mode), call
+
+    def train(self, batch_size: int | None) -> tuple[Callable, StepTrace]:
+        trace = StepTrace()
+
         def step(element):
-            features, labels = split_element(element, ModeKeys.TRAIN)
-            spec, record = self.call(ModeKeys.TRAIN, features, labels, batch_size)
-            if self._num_replicas > 1 and not record.optimizers:
+            # model_fn sees the global step of the step being run; whatever its train_op does to the
+            # step (minimize(global_step=...), assign_add), the step ends one higher, inside the step.
+            before = self._global_step.read_value()
+            features, labels = split_element(element)
+            spec, call = self.call(ModeKeys.TRAIN, features, labels, batch_size)
+            self._check_optimizers(call)
+            trace.optimizers = list(call.optimizers)
+            if not trace.training_hooks and not trace.chief_hooks:  # every replica's call returns them: keep one
+                trace.training_hooks = list(spec.training_hooks or ())
+                trace.chief_hooks = list(getattr(spec, "training_chief_hooks", None) or ())
+            rates = [o.learning_rate for o in call.optimizers if o.learning_rate is not None]
+            learning_rate = rates[0] if rates else tf.constant(0.0)
+            write_v1_summaries(call.summaries)
+            with tf.control_dependencies(tf.nest.flatten(spec.train_op)):
+                loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
+            with tf.control_dependencies([loss]):
+                advanced = self._global_step.assign(before + 1)
+            with tf.control_dependencies([advanced]):
+                return TrainOutputs(tf.identity(loss), learning_rate)
+
+        return self._compiled(step), trace
+
+    def _check_optimizers(self, call: ModelFnCall) -> None:
+        if self._num_replicas < 2:
+            return
+        for applied in call.optimizers:
+            if applied.kind != "v1" and not applied.cross_shard:
                 raise ValueError(
-                    f"model_fn's train_op did not come from CrossShardOptimizer, under {self._num_replicas} "
-                    "replicas. A bare Keras optimizer sums the replicas' gradients (an update "
+                    f"model_fn applied a bare {type(applied.optimizer).__name__} under {self._num_replicas} "
+                    "replicas. Keras optimizers sum the replicas' gradients (an update "
                     f"{self._num_replicas} times too large for a mean loss); wrap it: "
                     "CrossShardOptimizer(keras.optimizers.Adam(...)).minimize(loss)."
                 )
-            self.optimizers = list(record.optimizers)
-            learning_rate = record.optimizers[0].learning_rate if record.optimizers else 0.0
-            with tf.control_dependencies(tf.nest.flatten(spec.train_op)):
-                loss = tf.cast(tf.identity(spec.loss), tf.float32)
-            return loss, tf.cast(learning_rate, tf.float32)
 
-        return self._compiled(step)
+    def evaluate(self, batch_size: int | None) -> tuple[Callable, StepTrace]:
+        trace = StepTrace()
 
-    def evaluate(self, batch_size: int) -> Callable:
         def step(element):
-            (features, labels), mask = split_element(element[0], ModeKeys.EVAL), element[1]
+            (features, labels), mask = split_element(element[0]), element[1]
+            trace.input_specs = metrics.input_specs((features, labels))
             spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
-            loss = tf.cast(spec.loss, tf.float32)
+            loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             weighted_loss = tf.where(real > 0, loss * real, 0.0)
-            tensors = self._metric_tensors(spec)
-            return weighted_loss, real, tensors, mask
+            return InferenceOutputs(weighted_loss, real, self._metric_tensors(spec, trace), mask)
 
-        return self._compiled(step)
+        return self._compiled(step), trace
 
-    def _metric_tensors(self, spec) -> Any:
+    def _metric_tensors(self, spec, trace: StepTrace) -> Any:
         if isinstance(spec, TPUEstimatorSpec) and spec.eval_metrics is not None:
-            metric_fn, tensors = spec.eval_metrics
-            self.last = StepResult(metric_fn=metric_fn)
+            trace.metric_fn, tensors = spec.eval_metrics
             return tensors
         if isinstance(spec, EstimatorSpec) and spec.eval_metric_ops:
             if self._static_shapes:
@@ -102,31 +158,38 @@ class ModelFnSteps:
                     "a static-shape (TPU) evaluation would reach them. Return "
                     "TPUEstimatorSpec(eval_metrics=(metric_fn, tensors)) instead."
                 )
-            check_metrics(spec.eval_metric_ops)
-            self.last = StepResult(metric_objects=dict(spec.eval_metric_ops))
-        else:
-            self.last = StepResult()
+            trace.metric_objects, trace.metric_pairs = metrics.split_metrics(spec.eval_metric_ops,
+                                                                             "eval_metric_ops")
         return ()
 
-    def predict(self, batch_size: int | None) -> Callable:
+    def metric_values(self, batch_size: int | None, trace: StepTrace) -> Callable:
+        """A replica step returning eval_metric_ops' v1 values: model_fn on zero rows, so nothing is added.
+
+        The values are computed in the cross-replica merge_call of each metric (sums over replicas)
+        after every update of the evaluation: read them once, after the last batch.
+        """
+
+        def step():
+            features, labels = metrics.empty_inputs(trace.input_specs)
+            spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
+            ops = spec.eval_metric_ops if isinstance(spec, EstimatorSpec) else None
+            return metrics.pair_values(ops, trace.metric_pairs)
+
+        return tf.autograph.experimental.do_not_convert(step)
+
+    def predict(self, batch_size: int | None) -> tuple[Callable, StepTrace]:
         """Predictions and mask, in the eval step's (loss, real rows, rows, mask) layout."""
+        trace = StepTrace()
+
         def step(element):
             features, labels = split_element(element[0], ModeKeys.PREDICT)
             spec, _ = self.call(ModeKeys.PREDICT, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(element[1], tf.float32))
-            return tf.constant(0.0), real, spec.predictions, element[1]
+            return InferenceOutputs(tf.constant(0.0), real, spec.predictions, element[1])
 
-        return self._compiled(step)
+        return self._compiled(step), trace
 
 
-def check_metrics(metrics: Any) -> dict:
-    """ValueError unless `metrics` maps names to Keras metrics."""
-    if not isinstance(metrics, dict):
-        raise ValueError(f"metric_fn must return a dict of name -> keras.metrics.Metric, got {type(metrics).__name__}.")
-    for name, metric in metrics.items():
-        if not isinstance(metric, keras.metrics.Metric):
-            raise ValueError(
-                f"metric {name!r} is a {type(metric).__name__}; return keras.metrics.Metric objects "
-                "(tf.compat.v1.metrics (value, update_op) pairs need sessions)."
-            )
-    return metrics
+def check_metrics(returned: Any) -> tuple[dict, list[str]]:
+    """metric_fn's result as ({name: Keras metric}, [names of tf.compat.v1 pairs]); ValueError otherwise."""
+    return metrics.split_metrics(returned, "metric_fn's result")

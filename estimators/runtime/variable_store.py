@@ -1,130 +1,204 @@
 """Create-once variables for model_fns that build layers, optimizers and metrics on every call.
 
-tf.function traces a model_fn several times (first-call double trace, retraces, one call per
-replica, one per mode).  A `tf.variable_creator_scope` hands each call the variables an earlier
-call created at the same position, so every call shares one set of variables.  A call in a new
-mode reuses the longest matching prefix of earlier calls (the model's own layers) and creates
-the rest (optimizer slots in TRAIN, metric state in EVAL).
+tf.function traces a model_fn several times (retraces, one call per replica, one per mode). Within
+the store's creator scope, every variable is keyed by its TF1 name (runtime/naming.py): the first
+request creates it, later requests for the same name get the same variable. So train, eval and
+predict share the model's weights, a checkpoint key depends only on what model_fn builds, and the
+keys are the names tf.estimator wrote. Each variable also has a kind: model weights, optimizer
+state, or local state (metrics, a Keras optimizer's learning rate) that is never checkpointed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
+import functools
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
+import keras
+import numpy as np
 import tensorflow as tf
+from tensorflow.python.eager import context
 
-_COUNTER_SUFFIX = re.compile(r"_\d+(?=_|$)")
+from estimators.compat.call_context import creating_optimizer_state, current_call
+from estimators.runtime import naming
 
+MODEL = "model"
+OPTIMIZER = "optimizer"
+LOCAL = "local"
+STEP = "step"
+GLOBAL_STEP = "global_step"
 
-def stable_name(name: str) -> str:
-    """Strips the `:0` and Keras' per-process `_<n>` counters so a name reads the same in every call."""
-    name = name.split(":")[0].replace("/", "_")
-    return _COUNTER_SUFFIX.sub("", name) or "variable"
-
-
-@dataclass(frozen=True)
-class _Signature:
-    name: str
-    shape: tuple | None
-    dtype: tf.DType | None
-
-    def matches(self, other: _Signature) -> bool:
-        """Same name, and the same shape and dtype wherever both sides know them."""
-        return (
-            self.name == other.name
-            and (self.shape is None or other.shape is None or self.shape == other.shape)
-            and (self.dtype is None or other.dtype is None or self.dtype == other.dtype)
-        )
-
-
-def _signature(kwargs: dict) -> _Signature:
-    shape = kwargs.get("shape")
-    if shape is None:
-        initial = kwargs.get("initial_value")
-        shape = getattr(initial, "shape", None)
-    shape = tuple(tf.TensorShape(shape).as_list()) if shape is not None else None
-    dtype = kwargs.get("dtype")
-    return _Signature(stable_name(kwargs.get("name") or ""), shape, tf.as_dtype(dtype) if dtype else None)
+_KEYS = tf.compat.v1.GraphKeys
+_LOCAL_COLLECTIONS = {_KEYS.LOCAL_VARIABLES, _KEYS.METRIC_VARIABLES}
 
 
 @dataclass
-class _Sequence:
-    """The variables one kind of call (a mode) creates, in creation order."""
+class StoredVariable:
+    """One variable the store created: its TF1 name, kind, and the modes that used it."""
 
-    variables: list = field(default_factory=list)
-    signatures: list = field(default_factory=list)
+    name: str
+    variable: Any
+    kind: str
+    trainable: bool
+    modes: set = field(default_factory=set)
+    initial: Any = None  # a TF1 local variable's initial value (numpy): evaluate() resets metrics to it
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.variable.shape.as_list())
+
+
+def _requested_shape(kwargs: dict) -> tuple | None:
+    shape = kwargs.get("shape")
+    if shape is None:
+        shape = getattr(kwargs.get("initial_value"), "shape", None)
+    return tuple(tf.TensorShape(shape).as_list()) if shape is not None else None
+
+
+def _requested_dtype(kwargs: dict) -> tf.DType | None:
+    dtype = kwargs.get("dtype") or getattr(kwargs.get("initial_value"), "dtype", None)
+    return tf.as_dtype(dtype).base_dtype if dtype is not None else None
+
+
+def variable_kind(kwargs: dict) -> str:
+    """MODEL, OPTIMIZER or LOCAL for a variable being created (see the module docstring)."""
+    state = creating_optimizer_state()
+    owner = state.optimizer if state is not None else naming.keras_owner()
+    if isinstance(owner, keras.metrics.Metric):
+        return LOCAL
+    if owner is not None:  # Keras 3 keeps the learning rate in a variable; TF1 kept it in the graph
+        is_keras = isinstance(owner, keras.optimizers.Optimizer) or naming.is_tf_keras_new_optimizer(owner)
+        return LOCAL if is_keras and naming.clean(kwargs.get("name")) == "learning_rate" else OPTIMIZER
+    if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
+        return LOCAL
+    if naming.tf_keras_metric_owner() is not None:
+        return LOCAL
+    # Summed per-replica state is a metric's; ON_READ with MEAN is tf_keras BatchNorm's moving statistics.
+    on_read = kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ
+    if on_read and kwargs.get("trainable") is False and kwargs.get("aggregation") == tf.VariableAggregation.SUM:
+        return LOCAL
+    return MODEL
 
 
 class VariableStore:
-    """Hands every call of a function the variables its first call created, by creation order."""
+    """Hands every model_fn call the variables earlier calls created under the same TF1 names."""
 
-    def __init__(self) -> None:
-        self._sequences: dict[str, _Sequence] = {}
+    def __init__(self, global_step: tf.Variable) -> None:
+        self._by_name: dict[str, StoredVariable] = {
+            GLOBAL_STEP: StoredVariable(GLOBAL_STEP, global_step, STEP, trainable=False),
+        }
+        self._names_by_id: dict[int, str] = {id(global_step): GLOBAL_STEP}
         self._lock = threading.RLock()
         self._creating = threading.local()
 
-    def sequence(self, key: str) -> list:
-        """The variables calls under `key` use, in creation order (empty before the first call)."""
-        return list(self._sequences.get(key, _Sequence()).variables)
+    # -- reading ------------------------------------------------------------------------------------
+    def variables(self, kinds: tuple[str, ...] = (MODEL, OPTIMIZER, STEP)) -> dict[str, Any]:
+        """{TF1 name: variable} for the given kinds, in creation order."""
+        return {n: s.variable for n, s in self._by_name.items() if s.kind in kinds}
 
+    def entries(self) -> list[StoredVariable]:
+        return list(self._by_name.values())
+
+    def tf1_local_variables(self) -> list[StoredVariable]:
+        """The variables created in TF1's LOCAL_VARIABLES / METRIC_VARIABLES (tf.compat.v1.metrics state)."""
+        return [s for s in self._by_name.values() if s.initial is not None]
+
+    def name_of(self, variable: Any) -> str | None:
+        """The TF1 name of a store variable (or of the Keras variable wrapping one)."""
+        variable = getattr(variable, "value", variable) if isinstance(variable, keras.Variable) else variable
+        return self._names_by_id.get(id(variable))
+
+    # -- creating -------------------------------------------------------------------------------------
     @contextlib.contextmanager
-    def scope(self, key: str, share: bool = True) -> Iterator[list]:
-        """Within the block, variable creation is served from the store for calls under `key`.
+    def creator_scope(self, mode: str) -> Iterator[None]:
+        """Variable creation in the block is served by the store, for model_fn calls in `mode`.
 
-        Yields the list of variables this call used, in order (filled as the call runs).
-        With share=False, a first call never reuses what calls under other keys created.
+        Enter it around strategy.run: optimizers may create their state in a cross-replica
+        merge_call, which runs outside the replica threads (named by `mode`'s own namer).
         """
-        used: list = []
-        position = [0]
-        candidates = [s for k, s in self._sequences.items() if k != key] if share else []
+        merge_names = naming.CallNames()
+        with tf.variable_creator_scope(functools.partial(self._creator, mode, merge_names)):
+            yield
 
-        def creator(next_creator, **kwargs):
-            if getattr(self._creating, "active", False):
-                return next_creator(**kwargs)
-            with self._lock:
-                index = position[0]
-                position[0] += 1
-                sig = _signature(kwargs)
-                seq = self._sequences.setdefault(key, _Sequence())
-                if index < len(seq.variables):
-                    var = seq.variables[index]
-                    self._check_same(key, index, seq.signatures[index], sig)
-                else:
-                    var = self._reuse_from(candidates, index, sig)
-                    if var is None:
-                        var = self._create(kwargs)
-                    seq.variables.append(var)
-                    seq.signatures.append(_Signature(sig.name, tuple(var.shape.as_list()), var.dtype))
-                used.append(var)
-                return var
+    def _creator(self, mode: str, merge_names: naming.CallNames, next_creator, **kwargs):
+        if getattr(self._creating, "active", False):
+            return next_creator(**kwargs)  # a distributed variable creating its components
+        call = current_call()
+        names = call.names if call is not None and call.names is not None else merge_names
+        name = names.unique(self._name(kwargs, names))
+        with self._lock:
+            stored = self._by_name.get(name)
+            if stored is None:
+                stored = self._store(next_creator, name, kwargs)
+            elif stored.kind == STEP:
+                self._check_global_step(kwargs)
+            else:
+                self._check_same(stored, kwargs, mode)
+            stored.modes.add(mode)
+        if call is not None:
+            call.variables.append(stored.variable)
+            if call.collections is not None:
+                call.collections.add(self._collections_for(stored, kwargs), stored.variable)
+        return stored.variable
 
-        with tf.variable_creator_scope(creator):
-            yield used
+    def _name(self, kwargs: dict, names: naming.CallNames) -> str:
+        state = creating_optimizer_state()
+        if state is not None and state.reference is not None:
+            reference = self.name_of(state.reference)
+            if reference is not None:  # a Keras 3 slot: named as TF1's optimizer named it
+                return f"{reference}/{naming.tf1_slot_name(state.optimizer, state.slot)}"
+        return names.scoped(kwargs.get("name"))
+
+    def _store(self, next_creator, name: str, kwargs: dict) -> StoredVariable:
+        kind = variable_kind(kwargs)
+        variable = self._create(next_creator, dict(kwargs, name=name))
+        trainable = bool(getattr(variable, "trainable", False))
+        stored = StoredVariable(name, variable, kind, trainable)
+        if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
+            stored.initial = _initial_value(variable)
+        self._by_name[name] = stored
+        self._names_by_id[id(variable)] = name
+        return stored
 
     @staticmethod
-    def _check_same(key: str, index: int, old: _Signature, new: _Signature) -> None:
-        if not old.matches(new):
+    def _collections_for(stored: StoredVariable, kwargs: dict) -> list[str]:
+        requested = list(kwargs.get("collections") or ())
+        if stored.kind == LOCAL:
+            return requested or [_KEYS.LOCAL_VARIABLES]
+        keys = requested or [_KEYS.GLOBAL_VARIABLES]
+        if stored.trainable and stored.kind == MODEL:
+            keys += [_KEYS.TRAINABLE_VARIABLES]
+        return keys
+
+    @staticmethod
+    def _check_global_step(kwargs: dict) -> None:
+        dtype = _requested_dtype(kwargs)
+        if (dtype is not None and not dtype.is_integer) or _requested_shape(kwargs) not in (None, ()):
             raise ValueError(
-                f"model_fn created variable #{index} ({new.name!r}, shape {new.shape}, {new.dtype}) "
-                f"in mode {key!r}, but an earlier call created {old.name!r} (shape {old.shape}, "
-                f"{old.dtype}) at that position. A model_fn must create the same variables in the "
-                "same order on every call (do not branch variable creation on data or Python state)."
+                "model_fn created a variable named 'global_step' that is not an integer scalar; the "
+                "engine owns the global step. Use tf.compat.v1.train.get_global_step() instead."
             )
 
     @staticmethod
-    def _reuse_from(candidates: list, index: int, sig: _Signature):
-        """The variable another mode created at this position, while that mode still matches."""
-        for seq in list(candidates):
-            if index < len(seq.signatures) and seq.signatures[index].matches(sig):
-                continue
-            candidates.remove(seq)
-        return candidates[0].variables[index] if candidates else None
+    def _check_same(stored: StoredVariable, kwargs: dict, mode: str) -> None:
+        shape, dtype = _requested_shape(kwargs), _requested_dtype(kwargs)
+        same_shape = shape is None or None in shape or shape == stored.shape
+        same_dtype = dtype is None or dtype == stored.variable.dtype.base_dtype
+        if not (same_shape and same_dtype):
+            raise ValueError(
+                f"model_fn created variable {stored.name!r} with shape {shape} and dtype "
+                f"{dtype.name if dtype else None} in mode {mode!r}, but a call in mode(s) "
+                f"{sorted(stored.modes)} created it with shape {stored.shape} and dtype "
+                f"{stored.variable.dtype.base_dtype.name}. Layers are named by creation order, as in "
+                "tf.estimator: a layer created in one mode only shifts the names of the layers after it. "
+                "Create mode-specific layers after the shared ones, or give layers explicit names "
+                "(keras.layers.Dense(..., name='head'))."
+            )
 
-    def _create(self, kwargs: dict):
+    def _create(self, next_creator, kwargs: dict):
         """Creates the variable once, eagerly (outside any graph), with a constant initial value."""
         initial = kwargs.get("initial_value")
         if initial is not None and not callable(initial) and isinstance(initial, tf.Tensor):
@@ -136,15 +210,31 @@ class VariableStore:
                 )
             kwargs = dict(kwargs, initial_value=value)
         kwargs = _synchronised_state(kwargs)
+        for v1_only in ("collections", "use_resource", "expected_shape"):
+            kwargs.pop(v1_only, None)  # eager variables join no graph collections; calls add them
         # The variable exists (initialised) before the trace goes on, so tf.function need not
         # lift it: without this it would trace the whole loop a second time.
         kwargs["experimental_enable_variable_lifting"] = False
+        fresh_random = callable(kwargs.get("initial_value")) and naming.keras_variable_path() is None
         self._creating.active = True
         try:
-            with tf.init_scope():
-                return tf.Variable(**kwargs)
+            with tf.init_scope(), tf.name_scope(""):
+                if fresh_random:
+                    # TF1 initialisers ran as graph ops, each seeded random op with its own stream: one
+                    # seeded initializer shared by several get_variable / tf.compat.v1.layers calls gave
+                    # each variable the stream's start. Eagerly, ops with equal seeds share a cached
+                    # kernel and its stream; clearing the kernel cache gives every variable a fresh one.
+                    context.context().clear_kernel_cache()
+                return next_creator(**kwargs)
         finally:
             self._creating.active = False
+
+
+def _initial_value(variable: Any) -> np.ndarray:
+    """A new variable's value as created (its first replica's copy), read eagerly."""
+    first = (getattr(variable, "values", None) or [variable])[0]
+    with tf.init_scope():
+        return np.asarray(first.read_value())
 
 
 def _synchronised_state(kwargs: dict) -> dict:
@@ -153,13 +243,11 @@ def _synchronised_state(kwargs: dict) -> dict:
     Keras leaves it unaggregated, so under N replicas each copy drifts on its own and evaluation
     would depend on the replica count; averaging keeps every copy equal.
     """
-    dtype = kwargs.get("dtype")
-    initial = kwargs.get("initial_value")
-    dtype = tf.as_dtype(dtype) if dtype is not None else getattr(initial, "dtype", None)
+    dtype = _requested_dtype(kwargs)
     if (
         kwargs.get("trainable") is False
         and dtype is not None
-        and tf.as_dtype(dtype).is_floating
+        and dtype.is_floating
         and kwargs.get("aggregation") in (None, tf.VariableAggregation.NONE)
         and kwargs.get("synchronization") != tf.VariableSynchronization.ON_READ
     ):

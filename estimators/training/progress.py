@@ -26,31 +26,30 @@ class CheckpointSchedule:
 
 class ProgressReport:
     """Logs global step, loss, steps/sec and examples/sec every `log_every` steps, and writes
-    loss, global_step/sec, examples/sec and learning_rate scalars every `summary_every` steps."""
+    global_step/sec and examples/sec scalars every `summary_every` steps (between loops)."""
 
     def __init__(self, step: int, log_every: int, summary_every: int, global_batch: int | None,
-                 write_scalars: Callable[[int, dict], None] | None):
+                 write_scalars: Callable[[int, dict], None] | None, log: Callable[..., None] = logging.info):
         self._log_every, self._summary_every = log_every, summary_every
         self._global_batch = global_batch
         self._write_scalars = write_scalars
+        self._log = log
         self._logged_step, self._logged_time = step, time.monotonic()
         self._summary_step = step
 
-    def after_loop(self, step: int, steps_run: int, seconds: float, loss: float, learning_rate: float,
+    def after_loop(self, step: int, steps_run: int, seconds: float, loss: float, learning_rate: float | None,
                    final: bool) -> None:
         """Called after each compiled loop with what it did."""
         if step - self._logged_step >= self._log_every or final:
             now = time.monotonic()
             rate = (step - self._logged_step) / max(now - self._logged_time, 1e-9)
             extra = f", examples/sec = {rate * self._global_batch:.1f}" if self._global_batch else ""
-            logging.info("global_step = %d, loss = %.6g, steps/sec = %.3f%s", step, loss, rate, extra)
+            self._log("global_step = %d, loss = %.6g, steps/sec = %.3f%s", step, loss, rate, extra)
             self._logged_step, self._logged_time = step, now
         if self._write_scalars and (step - self._summary_step >= self._summary_every or final):
             rate = steps_run / max(seconds, 1e-9)
-            values = {"loss": loss, "global_step/sec": rate}
+            values = {"global_step/sec": rate}  # loss and learning_rate are written inside the steps
             if self._global_batch:
                 values["examples/sec"] = rate * self._global_batch
-            if learning_rate:
-                values["learning_rate"] = learning_rate
             self._write_scalars(step, values)
             self._summary_step = step

@@ -7,13 +7,13 @@ reads them as it reads `tf.summary.scalar`, without the tensorboard package inst
 from __future__ import annotations
 
 import os
+import socket
+import time
 
 import tensorflow as tf
-from tensorflow.core.framework import summary_pb2
+from tensorflow.core.util import event_pb2
 
-_SCALAR_METADATA = summary_pb2.SummaryMetadata(
-    plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars")
-)
+from estimators.training.step_summaries import SCALAR_METADATA
 
 
 class SummaryWriters:
@@ -23,13 +23,32 @@ class SummaryWriters:
         self._model_dir = model_dir
         self._writers: dict[str, tf.summary.SummaryWriter] = {}
 
-    def scalars(self, subdir: str, step: int, values: dict) -> None:
-        """Writes each name -> float as a TensorBoard scalar at `step` in model_dir/subdir."""
+    def resumed(self, subdir: str, step: int) -> None:
+        """Marks a restart at `step` (TF1's SessionLog START): TensorBoard drops this directory's older
+        points past `step`, written by a run that died after its last checkpoint, so curves neither
+        jump back nor double up."""
+        logdir = os.path.join(self._model_dir, subdir) if subdir else self._model_dir
+        tf.io.gfile.makedirs(logdir)
+        now = time.time()
+        name = f"events.out.tfevents.{now:.6f}.{socket.gethostname()}.{os.getpid()}.resume"
+        with tf.io.TFRecordWriter(os.path.join(logdir, name)) as records:
+            records.write(event_pb2.Event(wall_time=now, file_version="brain.Event:2").SerializeToString())
+            start = event_pb2.Event(wall_time=now, step=step + 1,
+                                    session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START))
+            records.write(start.SerializeToString())
+
+    def writer(self, subdir: str = "") -> tf.summary.SummaryWriter:
+        """The writer for model_dir/subdir, opened on first use."""
         writer = self._writers.get(subdir)
         if writer is None:
             logdir = os.path.join(self._model_dir, subdir) if subdir else self._model_dir
             writer = self._writers[subdir] = tf.summary.create_file_writer(logdir)
+        return writer
+
+    def scalars(self, subdir: str, step: int, values: dict) -> None:
+        """Writes each name -> float as a TensorBoard scalar at `step` in model_dir/subdir."""
+        writer = self.writer(subdir)
         with writer.as_default(step=step):
             for name, value in values.items():
-                tf.summary.write(name, tf.constant(float(value), tf.float32), metadata=_SCALAR_METADATA)
+                tf.summary.write(name, tf.constant(float(value), tf.float32), metadata=SCALAR_METADATA)
         writer.flush()

@@ -1,0 +1,262 @@
+"""Checkpointer: one model_dir's TF1 name-based checkpoints, saved verified and restored all-or-nothing.
+
+Files are what tf.estimator wrote: `model.ckpt-<step>.index` / `.data-*` with the variables' TF1 names as
+keys, and the text `checkpoint` state file. A save is written, checked complete, and only then named in
+the state file; a missing or unreadable state file or a damaged newest checkpoint falls back to the
+newest complete one with a warning, never to step 0. A restore checks every name, shape and dtype (and
+reads every value) before it assigns anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import tensorflow as tf
+from absl import logging
+
+from estimators.checkpoint import files, state_file, writer
+
+GLOBAL_STEP = "global_step"
+_OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"  # how object-based checkpoints key a variable's value
+_LISTED = 10  # names shown per kind in a mismatch error
+
+Assignment = tf.Variable | Sequence[tf.Variable]  # one checkpoint value may initialise several variables
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint lacks variables the model needs, or holds them with another shape or dtype."""
+
+
+class CheckpointCorruptError(ValueError):
+    """A checkpoint's values cannot be read (truncated or damaged files)."""
+
+
+class CheckpointSaveError(RuntimeError):
+    """Writing a checkpoint failed; the state file still names the previous one."""
+
+
+class NoUsableCheckpointError(RuntimeError):
+    """model_dir holds checkpoints, but none of them is complete: training must not start over silently."""
+
+
+class Checkpointer:
+    """Saves, finds and restores the checkpoints of one model_dir (local, gs:// or a mounted Drive)."""
+
+    def __init__(self, model_dir: str, max_to_keep: int | None = 5, is_chief: bool = True):
+        if not model_dir:
+            raise ValueError("Checkpointer needs a model_dir.")
+        self.model_dir = model_dir.rstrip("/") if len(model_dir) > 1 else model_dir
+        self.max_to_keep = max_to_keep or None  # 0 and None: keep every checkpoint
+        self.is_chief = is_chief
+        self._cleaned = False
+
+    # -- finding -------------------------------------------------------------------------------------
+    def checkpoints(self) -> list[str]:
+        """The complete checkpoints up to latest() (state file's or found by listing), oldest first."""
+        candidates = _preference(state_file.read(self.model_dir), files.find_checkpoints(self.model_dir))
+        return sorted((p for p in candidates if files.problem(p) is None), key=_step_key)
+
+    def latest(self) -> str | None:
+        """The newest complete checkpoint: the state file's, else the one before it, else by listing.
+
+        None only when model_dir holds no checkpoint at all. Raises NoUsableCheckpointError when there
+        are checkpoints but none is complete (starting over would overwrite the run).
+        """
+        state = state_file.read(self.model_dir)
+        listed = files.find_checkpoints(self.model_dir)
+        damaged = []
+        for candidate in _preference(state, listed):
+            reason = files.problem(candidate)
+            if reason is not None:
+                logging.warning("Checkpoint %s is incomplete or damaged (%s); trying the previous one.",
+                                candidate, reason)
+                damaged.append(f"{candidate} ({reason})")
+                continue
+            if state.problem is not None:
+                logging.warning("The checkpoint state file %s is %s; using the newest complete checkpoint found "
+                                "by listing model_dir: %s", state_file.path(self.model_dir), state.problem, candidate)
+            return candidate
+        if damaged:
+            raise NoUsableCheckpointError(
+                f"model_dir {self.model_dir} has checkpoints (named in its `checkpoint` file or found there), but "
+                f"none is complete: {'; '.join(damaged)}. Refusing to start over and overwrite this run: restore "
+                "the files, or delete them and the `checkpoint` file to start again from step 0.")
+        if state.problem not in (None, "missing"):
+            logging.warning("The checkpoint state file %s is %s and model_dir holds no checkpoint; starting fresh.",
+                            state_file.path(self.model_dir), state.problem)
+        return None
+
+    # -- saving --------------------------------------------------------------------------------------
+    def save(self, variables: Mapping[str, tf.Variable], step: int) -> str | None:
+        """Writes `variables` (checkpoint name -> variable) as model.ckpt-<step>; returns the prefix.
+
+        Write, fsync (local paths), check complete, then name it in the state file and delete checkpoints
+        beyond max_to_keep. A non-chief writes nothing and returns None. Raises CheckpointSaveError (the
+        previous checkpoint stays the latest) when the filesystem fails.
+        """
+        if not self.is_chief:
+            return None
+        if not variables:
+            raise ValueError("save() got no variables to write.")
+        prefix = os.path.join(self.model_dir, f"model.ckpt-{int(step)}")
+        try:
+            tf.io.gfile.makedirs(self.model_dir)
+            if not self._cleaned:
+                for leftover in files.remove_leftovers(self.model_dir):
+                    logging.info("Removed %s, left by an interrupted save.", leftover)
+                self._cleaned = True
+            published = self._published()
+            if prefix in published:  # re-saving a step: unpublish it first, so a crash leaves the one before
+                published.remove(prefix)
+                if published:
+                    state_file.write(self.model_dir, published)
+            writer.write(variables, prefix)
+            if files.is_local(self.model_dir):
+                files.fsync([prefix + ".index", *files.data_files(prefix)], self.model_dir)
+            _check_written(prefix, variables)
+            kept = [*published, prefix]
+            dropped = kept[: -self.max_to_keep] if self.max_to_keep else []
+            kept = kept[len(dropped):]
+            state_file.write(self.model_dir, kept)
+            files.fsync([state_file.path(self.model_dir)], self.model_dir)
+        except (tf.errors.OpError, OSError, ValueError) as err:  # CheckpointCorruptError is a ValueError
+            self._discard(prefix)
+            previous = self._published()
+            raise CheckpointSaveError(
+                f"Could not save the checkpoint for step {step} in {self.model_dir}: {files.first_line(err)}. "
+                + (f"The latest checkpoint is still {previous[-1]}." if previous else "No checkpoint was written.")
+            ) from None
+        for old in dropped:
+            try:
+                files.remove(old)
+            except tf.errors.OpError as err:  # the new checkpoint is published: a failed delete is only litter
+                logging.warning("Could not delete old checkpoint %s: %s", old, files.first_line(err))
+        return prefix
+
+    def _published(self) -> list[str]:
+        """The checkpoints a save keeps track of: the state file's list (or, without one, the complete ones)."""
+        state = state_file.read(self.model_dir)
+        if state.problem is None:
+            return list(state.listed)
+        return self.checkpoints()
+
+    def _discard(self, prefix: str) -> None:
+        """Best-effort removal of a failed save's files (never the published ones: the state file is unchanged)."""
+        try:
+            if prefix not in self._published():
+                files.remove(prefix)
+            files.remove_leftovers(self.model_dir)
+        except tf.errors.OpError:
+            pass
+
+    # -- reading -------------------------------------------------------------------------------------
+    def contents(self, path: str) -> dict[str, tuple[tuple[int, ...], tf.DType]]:
+        """{name: (shape, dtype)} of every variable stored in the checkpoint at `path`."""
+        return contents(path)
+
+    def global_step(self, path: str) -> int:
+        """The global step stored in a checkpoint (tf.estimator's `global_step`, or an object-based one's)."""
+        stored = contents(path)
+        for key in (GLOBAL_STEP, GLOBAL_STEP + _OBJECT_SUFFIX):
+            if key in stored:
+                return int(_reader(path).get_tensor(key))
+        raise ValueError(f"Checkpoint {path} has no `{GLOBAL_STEP}` variable; it was not written by an Estimator.")
+
+    def restore(self, path: str, assignments: Mapping[str, Assignment]) -> None:
+        """Assigns checkpoint values to variables: {checkpoint name: variable (or several)}.
+
+        Every name, shape and dtype is checked and every value read first; on any problem nothing is
+        assigned and one CheckpointMismatchError (or CheckpointCorruptError) says what is wrong.
+        """
+        stored = contents(path)
+        missing, mismatched = [], []
+        for name, targets in assignments.items():
+            if name not in stored:
+                missing.append(name)
+                continue
+            shape, dtype = stored[name]
+            for var in _as_list(targets):
+                var_shape, var_dtype = tuple(tf.TensorShape(var.shape).as_list()), tf.as_dtype(var.dtype)
+                if var_shape != shape or var_dtype != dtype:
+                    mismatched.append(f"{name} (checkpoint {list(shape)} {dtype.name}, model {list(var_shape)} "
+                                      f"{var_dtype.name})")
+        if missing or mismatched:
+            raise CheckpointMismatchError(_mismatch_message(path, stored, missing, mismatched))
+        reader = _reader(path)
+        try:
+            values = {name: reader.get_tensor(name) for name in assignments}
+        except (tf.errors.OpError, IndexError, ValueError) as err:
+            raise CheckpointCorruptError(
+                f"Checkpoint {path} is damaged: {files.first_line(err)}. Nothing was restored; use an earlier "
+                "checkpoint or delete this one.") from None
+        for name, targets in assignments.items():
+            for var in _as_list(targets):
+                var.assign(values[name])
+
+
+def contents(path: str) -> dict[str, tuple[tuple[int, ...], tf.DType]]:
+    """{name: (shape, dtype)} of every variable stored in the checkpoint at `path`."""
+    reader = _reader(path)
+    dtypes = reader.get_variable_to_dtype_map()
+    return {name: (tuple(shape), dtypes[name])
+            for name, shape in reader.get_variable_to_shape_map().items() if name != files.OBJECT_GRAPH_KEY}
+
+
+def _preference(state: state_file.State, listed: list[str]) -> list[str]:
+    """Checkpoints to try, best first: the state file's latest, then older ones (state file's or listed)."""
+    if state.latest is None:
+        return sorted(listed, key=_step_key, reverse=True)
+    newest = files.step_of(state.latest)
+    older = [p for p in dict.fromkeys([*state.listed, *listed]) if p != state.latest
+             and (newest is None or files.step_of(p) is None or files.step_of(p) < newest)]
+    return [state.latest, *sorted(older, key=_step_key, reverse=True)]
+
+
+def _step_key(prefix: str) -> tuple[bool, int]:
+    step = files.step_of(prefix)
+    return step is not None, step or 0
+
+
+def _as_list(targets: Assignment) -> list:
+    return list(targets) if isinstance(targets, (list, tuple)) else [targets]
+
+
+def _reader(path: str):
+    try:
+        return tf.train.load_checkpoint(path)
+    except (tf.errors.OpError, ValueError) as err:
+        raise CheckpointCorruptError(f"Cannot read checkpoint {path}: {files.first_line(err)}") from None
+
+
+def _check_written(prefix: str, variables: Mapping[str, tf.Variable]) -> None:
+    """Raises CheckpointCorruptError unless the files at prefix are complete and hold exactly `variables`."""
+    reason = files.problem(prefix)
+    if reason is None:
+        stored = contents(prefix)
+        if set(stored) != set(variables):
+            reason = f"it holds {len(stored)} variables, not the {len(variables)} written"
+        for name, var in variables.items():
+            var = writer.tf_variable(var)
+            if reason is None and stored.get(name) != (tuple(var.shape.as_list()), var.dtype):
+                reason = f"{name} was not written as {var.shape} {var.dtype.name}"
+                break
+    if reason is not None:
+        raise CheckpointCorruptError(f"the written checkpoint {prefix} does not read back: {reason}")
+
+
+def _mismatch_message(path: str, stored: Mapping, missing: list[str], mismatched: list[str]) -> str:
+    parts = [f"Checkpoint {path} does not match the model's variables:"]
+    if missing:
+        shown = ", ".join(missing[:_LISTED]) + (f", ... ({len(missing) - _LISTED} more)" if len(missing) > _LISTED
+                                                 else "")
+        parts.append(f"{len(missing)} missing: {shown}.")
+    if mismatched:
+        shown = "; ".join(mismatched[:_LISTED]) + (f"; ... ({len(mismatched) - _LISTED} more)"
+                                                     if len(mismatched) > _LISTED else "")
+        parts.append(f"{len(mismatched)} with another shape or dtype: {shown}.")
+    if any(name.endswith(_OBJECT_SUFFIX) for name in stored):
+        parts.append("It is an object-based checkpoint (keys end in /.ATTRIBUTES/VARIABLE_VALUE).")
+    parts.append("Was it written by a different model_fn? Nothing was restored. Use a fresh model_dir for a new "
+                 "model, or warm_start_from with vars_to_warm_start / var_name_to_prev_var_name to pick variables.")
+    return " ".join(parts)

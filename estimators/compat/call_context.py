@@ -1,0 +1,98 @@
+"""Which model_fn call is running on this thread, and what it has created and applied so far.
+
+Replicas call model_fn in their own threads (MirroredStrategy), so this is thread-local. The engine
+enters a call around every model_fn invocation; TF1 helpers (collections, the global step, the
+train-op guard, CrossShardOptimizer) and the variable store read it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from estimators.mode_keys import ModeKeys
+
+_local = threading.local()
+
+
+@dataclass
+class AppliedOptimizer:
+    """One optimizer update model_fn asked for: the optimizer and whether CrossShardOptimizer wrapped it."""
+
+    optimizer: Any
+    cross_shard: bool
+    kind: str  # "keras", "tf_keras" or "v1"
+    learning_rate: Any = None  # the rate this update uses, read before the update runs
+
+
+@dataclass
+class ModelFnCall:
+    """What one model_fn call created and applied, read by the engine after the call."""
+
+    mode: str
+    num_replicas: int
+    variables: list = field(default_factory=list)
+    optimizers: list[AppliedOptimizer] = field(default_factory=list)
+    names: Any = None  # the call's runtime.naming.CallNames
+    collections: Any = None  # the call's compat.collections.CallCollections
+    summaries: list = field(default_factory=list)  # tf.compat.v1.summary ops model_fn created
+
+    @property
+    def training(self) -> bool:
+        return self.mode == ModeKeys.TRAIN
+
+    @property
+    def trainable_variables(self) -> list:
+        return [v for v in self.variables if getattr(v, "trainable", False)]
+
+    def applied(self, optimizer: Any, cross_shard: bool, kind: str, learning_rate: Any = None) -> None:
+        """Records an optimizer update (once per optimizer; CrossShardOptimizer records its inner one first)."""
+        if not any(entry.optimizer is optimizer for entry in self.optimizers):
+            self.optimizers.append(AppliedOptimizer(optimizer, cross_shard, kind, learning_rate))
+
+
+def current_call() -> ModelFnCall | None:
+    """The model_fn call running on this thread, or None outside model_fn."""
+    return getattr(_local, "call", None)
+
+
+@contextlib.contextmanager
+def entered(call: ModelFnCall) -> Iterator[ModelFnCall]:
+    """Makes `call` the current call on this thread for the block."""
+    previous = current_call()
+    _local.call = call
+    try:
+        yield call
+    finally:
+        _local.call = previous
+
+
+@dataclass(frozen=True)
+class OptimizerState:
+    """Variable creation happening inside an optimizer: its slot for `reference` (or None), and the slot name."""
+
+    optimizer: Any
+    reference: Any = None
+    slot: str | None = None
+
+
+def creating_optimizer_state() -> OptimizerState | None:
+    """Set while an optimizer creates its variables (slots, step counters) on this thread."""
+    stack = getattr(_local, "optimizer_state", None)
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def optimizer_state(state: OptimizerState) -> Iterator[None]:
+    """Marks variables created in the block as `state.optimizer`'s own (never model weights)."""
+    stack = getattr(_local, "optimizer_state", None)
+    if stack is None:
+        stack = _local.optimizer_state = []
+    stack.append(state)
+    try:
+        yield
+    finally:
+        stack.pop()

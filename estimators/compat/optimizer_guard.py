@@ -1,0 +1,168 @@
+"""Optimizers inside model_fn update only in TRAIN, as a TF1 session only ran train_op there.
+
+Many TF1 model_fns call `optimizer.minimize(loss)` in every mode and let tf.estimator ignore the
+train_op outside TRAIN. In a tf.function every stateful op runs, so without this an evaluation
+or prediction would train the model. The engine wraps the apply methods of TF1, Keras 3 and
+tf_keras optimizers once: inside a model_fn call in EVAL or PREDICT they do nothing (and create
+no slots); in TRAIN they run as usual, with the variables they create marked as optimizer state.
+Outside model_fn calls the wrappers change nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from estimators.compat.call_context import OptimizerState, creating_optimizer_state, current_call, optimizer_state
+
+_MARK = "_estimators_guarded"
+_lock = threading.Lock()
+_installed: set[str] = set()
+
+
+def _tf_keras_legacy(optimizer: Any) -> bool:
+    module = sys.modules.get("tf_keras.src.optimizers.legacy.optimizer_v2")
+    base = getattr(module, "OptimizerV2", None)
+    return base is not None and isinstance(optimizer, base)
+
+
+def learning_rate_of(optimizer: Any) -> tf.Tensor:
+    """The learning rate an optimizer applies now (Keras: its schedule at its current step)."""
+    if _tf_keras_legacy(optimizer):
+        # Its hyperparameter variables are made once, in its own name scope (`SGD/learning_rate`),
+        # as its apply_gradients would make them; the rate is then its schedule and decay now.
+        if not getattr(optimizer, "_hypers_created", True):
+            graph = tf.compat.v1.get_default_graph()
+            scope = graph.get_name_scope()
+            with graph.name_scope(f"{scope}/{optimizer._name}/" if scope else f"{optimizer._name}/"), \
+                    tf.init_scope(), optimizer_state(OptimizerState(optimizer)):
+                optimizer._create_hypers()  # noqa: SLF001
+        return tf.cast(optimizer._decayed_lr(tf.float32), tf.float32)  # noqa: SLF001
+    rate = getattr(optimizer, "learning_rate", None)
+    if rate is None:
+        rate = getattr(optimizer, "_learning_rate", 0.0)  # tf.compat.v1.train optimizers
+    if callable(rate) and not isinstance(rate, (tf.Variable, keras.Variable)):
+        rate = rate()
+    return tf.cast(tf.convert_to_tensor(rate), tf.float32)
+
+
+def tf_keras_rate_used(optimizer: Any) -> tf.Tensor:
+    """The learning rate a tf_keras optimizer's apply_gradients just used (read after it ran).
+
+    Legacy OptimizerV2: its schedule and `decay` at the step before `iterations` was incremented;
+    tf_keras's newer optimizer keeps the rate it used in its learning_rate variable.
+    """
+    step = tf.cast(optimizer.iterations, tf.float32) - 1.0
+    get_hyper = getattr(optimizer, "_get_hyper", None)
+    rate = get_hyper("learning_rate") if get_hyper is not None else optimizer.learning_rate
+    if callable(rate) and not isinstance(rate, tf.Variable):
+        rate = rate(step)
+    rate = tf.cast(tf.convert_to_tensor(rate), tf.float32)
+    decay = getattr(optimizer, "_initial_decay", 0.0)
+    if isinstance(decay, (int, float)) and decay > 0:
+        rate = rate / (1.0 + decay * step)
+    return rate
+
+
+def _guard_apply(original: Callable, kind: str, skipped: Callable[[Any], Any]) -> Callable:
+    @functools.wraps(original)
+    def apply(self, *args, **kwargs):
+        call = current_call()
+        if call is None:
+            return original(self, *args, **kwargs)
+        if not call.training:
+            call.applied(self, cross_shard=False, kind=kind)
+            return skipped(self)
+        if kind == "tf_keras":
+            # A Keras 2 optimizer creates its hyperparameter variables (`Adam/beta_1`, ...) in
+            # apply_gradients' own name scope: its rate is read after that, as the rate it used.
+            with optimizer_state(OptimizerState(self)):
+                result = original(self, *args, **kwargs)
+            call.applied(self, cross_shard=False, kind=kind, learning_rate=tf_keras_rate_used(self))
+            return result
+        call.applied(self, cross_shard=False, kind=kind, learning_rate=learning_rate_of(self))
+        with optimizer_state(OptimizerState(self)):
+            return original(self, *args, **kwargs)
+
+    setattr(apply, _MARK, True)
+    return apply
+
+
+def _guard_slot(original: Callable) -> Callable:
+    @functools.wraps(original)
+    def add_variable_from_reference(self, reference_variable, name=None, *args, **kwargs):
+        with optimizer_state(OptimizerState(self, reference_variable, name)):
+            return original(self, reference_variable, name, *args, **kwargs)
+
+    setattr(add_variable_from_reference, _MARK, True)
+    return add_variable_from_reference
+
+
+def _guard_state(original: Callable) -> Callable:
+    @functools.wraps(original)
+    def add_variable(self, *args, **kwargs):
+        state = creating_optimizer_state()
+        if state is not None and state.optimizer is self:
+            return original(self, *args, **kwargs)  # already inside this optimizer's slot creation
+        with optimizer_state(OptimizerState(self)):
+            return original(self, *args, **kwargs)
+
+    setattr(add_variable, _MARK, True)
+    return add_variable
+
+
+def _wrap(cls: type, method: str, wrapper: Callable[[Callable], Callable]) -> None:
+    original = cls.__dict__.get(method)
+    if original is not None and not getattr(original, _MARK, False):
+        setattr(cls, method, wrapper(original))
+
+
+def _v1_optimizer() -> type:
+    return tf.compat.v1.train.Optimizer
+
+
+def _install_keras() -> None:
+    base = keras.optimizers.Optimizer.__mro__
+    base_optimizer = next(c for c in base if c.__name__ == "BaseOptimizer")
+    _wrap(base_optimizer, "apply_gradients", lambda f: _guard_apply(f, "keras", lambda opt: opt.iterations))
+    _wrap(base_optimizer, "apply", lambda f: _guard_apply(f, "keras", lambda opt: None))
+    _wrap(base_optimizer, "add_variable_from_reference", _guard_slot)
+    _wrap(base_optimizer, "add_variable", _guard_state)
+
+
+def _install_v1() -> None:
+    _wrap(_v1_optimizer(), "apply_gradients", lambda f: _guard_apply(f, "v1", lambda opt: tf.no_op()))
+
+
+def _install_tf_keras() -> None:
+    """tf_keras (TF_USE_LEGACY_KERAS=1) optimizers, once that package has been imported."""
+    legacy = sys.modules.get("tf_keras.src.optimizers.legacy.optimizer_v2")
+    current = sys.modules.get("tf_keras.src.optimizers.optimizer")
+    for module, cls_name in ((legacy, "OptimizerV2"), (current, "_BaseOptimizer")):
+        cls = getattr(module, cls_name, None)
+        if cls is not None:
+            _wrap(cls, "apply_gradients", lambda f: _guard_apply(f, "tf_keras", lambda opt: tf.no_op()))
+            # Variables a tf_keras optimizer makes outside apply_gradients are its own state too:
+            # legacy hyperparameters and `iter` (add_weight), the newer one's `iteration` and
+            # `learning_rate` (made in __init__) and slots.
+            for method in ("add_weight", "add_slot", "__init__", "_build_learning_rate", "add_variable",
+                           "add_variable_from_reference"):
+                _wrap(cls, method, _guard_state)
+
+
+def install() -> None:
+    """Wraps the optimizer classes present now (idempotent; cheap to call before every model_fn call)."""
+    with _lock:
+        for name, installer in (("keras", _install_keras), ("v1", _install_v1)):
+            if name not in _installed:
+                installer()
+                _installed.add(name)
+        if "tf_keras" not in _installed and "tf_keras.src.optimizers.optimizer" in sys.modules:
+            _install_tf_keras()
+            _installed.add("tf_keras")

@@ -1,0 +1,256 @@
+"""model_to_estimator: a compiled Keras 3 model trained, evaluated, predicted and exported as an estimator.
+
+tf.keras.estimator.model_to_estimator's contract (tensorflow_estimator 2.15, keras_lib.py), and the
+seeds' keras_to_tpu_model path: model_fn rebuilds the model from its config in every call (so the
+engine's variable store owns its variables), starting from the Keras model's current weights, and
+uses what the model was compiled with: its loss (with regularization losses), a fresh optimizer of
+its optimizer's config, and its metrics, computed on the host from every real example.
+
+Under N replicas Keras 3 divides a compiled loss by N (as in Model.fit, where the optimizer then
+sums the replicas' gradients), so the update sums the replicas' gradients of that loss
+(CrossShardOptimizer(reduction="sum")): the same step as one replica on the global batch. The loss
+reported to the engine is N times Keras's, the per-replica mean, as Keras's own loss tracker reports.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import keras
+import tensorflow as tf
+from absl import logging
+
+from estimators.cross_shard_optimizer import CrossShardOptimizer
+from estimators.estimator import Estimator
+from estimators.export.outputs import ExportOutput, PredictOutput
+from estimators.export.receivers import build_raw_serving_input_receiver_fn
+from estimators.keras_losses import checked_losses
+from estimators.keras_structure import ModelStructure
+from estimators.keras_weights import InitialWeights
+from estimators.mode_keys import ModeKeys
+from estimators.run_config import RunConfig
+from estimators.runtime.collection import paused_collection
+from estimators.specs import TPUEstimatorSpec
+from estimators.tpu_estimator import TPUEstimator
+
+try:  # Keras's own compiled-metrics container: the names and metric classes model.evaluate() uses
+    from keras.src.trainers.compile_utils import CompileMetrics
+except ImportError:  # pragma: no cover - a Keras 3 release that moved it
+    CompileMetrics = None
+
+_DEFAULT_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+_NOT_COMPILED = ("The Keras model has not been compiled: compile() it with a loss and an optimizer, e.g. "
+                 "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy', metrics=['accuracy']), "
+                 "before model_to_estimator().")
+
+
+def model_to_estimator(keras_model: keras.Model | None = None, keras_model_path: str | None = None,
+                       custom_objects: dict | None = None, model_dir: str | None = None,
+                       config: RunConfig | None = None, checkpoint_format: str | None = None,
+                       use_v2_estimator: bool = False, metric_names_map: dict | None = None,
+                       export_outputs: dict | None = None, use_tpu: bool = False,
+                       train_batch_size: int | None = None, eval_batch_size: int | None = None,
+                       predict_batch_size: int | None = None, params: dict | None = None,
+                       eval_on_tpu: bool = True) -> Estimator:
+    """An estimator running a compiled Keras model: a TPUEstimator with use_tpu or batch sizes, else an Estimator.
+
+    As tf.keras.estimator.model_to_estimator: `keras_model` or `keras_model_path` (a saved .keras/.h5
+    model), `custom_objects` to rebuild custom layers/losses/metrics, `metric_names_map` to rename the
+    compiled metrics (every one of them), `export_outputs` {output name: ExportOutput class} for extra
+    serving signatures. `use_v2_estimator` is accepted and changes nothing (there is one Estimator).
+    Checkpoints are always tf.estimator's name-based ones (2.15's checkpoint_format='saver').
+
+    TPUEstimator's arguments (the seeds' keras_to_tpu_model path): `use_tpu`, the global
+    `train_batch_size`/`eval_batch_size`/`predict_batch_size` (input_fn(params) then batches
+    params['batch_size'] per replica), `eval_on_tpu`. Without any of them the result is an
+    Estimator whose input_fn batches the global batch, as 2.15 returned.
+    """
+    del use_v2_estimator
+    if keras_model is None and not keras_model_path:
+        raise ValueError("Either keras_model or keras_model_path needs to be provided.")
+    if keras_model is not None and keras_model_path:
+        raise ValueError("Pass either keras_model or keras_model_path, not both.")
+    _check_checkpoint_format(checkpoint_format)
+    batch_sizes = (train_batch_size, eval_batch_size, predict_batch_size)
+    if use_tpu and train_batch_size is None:
+        raise ValueError("use_tpu=True needs train_batch_size (the global batch; also eval_batch_size and "
+                         "predict_batch_size to evaluate and predict).")
+    with paused_collection(collect_first=True):
+        if keras_model is None:
+            logging.info("Loading the Keras model from %s", keras_model_path)
+            keras_model = keras.models.load_model(keras_model_path, custom_objects=custom_objects)
+        if not isinstance(keras_model, keras.Model):
+            raise ValueError(f"keras_model must be a keras.Model (Keras 3), got {type(keras_model).__name__}.")
+        model_fn = KerasModelFn(keras_model, custom_objects, metric_names_map, export_outputs)
+    if use_tpu or any(size is not None for size in batch_sizes):
+        return TPUEstimator(model_fn, model_dir=model_dir, config=config, params=params, use_tpu=use_tpu,
+                            train_batch_size=train_batch_size, eval_batch_size=eval_batch_size,
+                            predict_batch_size=predict_batch_size, eval_on_tpu=eval_on_tpu)
+    return Estimator(model_fn, model_dir=model_dir, config=config, params=params)
+
+
+def serving_input_receiver_fn(keras_model: keras.Model, default_batch_size: int | None = None) -> Callable:
+    """A receiver fn whose serving signature takes the Keras model's inputs, named as its Input layers."""
+    structure = ModelStructure.of(keras_model)
+    if structure.input_specs is None:
+        raise ValueError("The Keras model has no Input layer, so its serving inputs are unknown; build it with "
+                         "keras.Input(shape, name=...), or write a serving_input_receiver_fn.")
+    return build_raw_serving_input_receiver_fn({spec.name: spec for spec in structure.input_specs},
+                                               default_batch_size=default_batch_size)
+
+
+def _check_checkpoint_format(checkpoint_format: str | None) -> None:
+    if checkpoint_format in (None, "saver"):
+        return
+    if checkpoint_format == "checkpoint":
+        raise ValueError(
+            "checkpoint_format='checkpoint' (object-based keys such as layer_with_weights-0/kernel/.ATTRIBUTES/"
+            "VARIABLE_VALUE) is not supported: the engine writes tf.estimator's name-based checkpoints "
+            "(dense/kernel, global_step), 2.15's checkpoint_format='saver'. Pass 'saver' or leave it out.")
+    raise ValueError(f"checkpoint_format must be 'saver' (or 'checkpoint', unsupported), got {checkpoint_format!r}.")
+
+
+def _without_name(optimizer_config: Any) -> Any:
+    if isinstance(optimizer_config, dict) and isinstance(optimizer_config.get("config"), dict):
+        inner = {k: v for k, v in optimizer_config["config"].items() if k != "name"}
+        return dict(optimizer_config, config=inner)
+    return optimizer_config  # a string ("adam"): named by its class already
+
+
+class KerasModelFn:
+    """model_fn(features, labels, mode, params) for a compiled Keras model (see the module docstring)."""
+
+    def __init__(self, keras_model: keras.Model, custom_objects: dict | None = None,
+                 metric_names_map: dict | None = None, export_outputs: dict | None = None):
+        if not getattr(keras_model, "compiled", False) or getattr(keras_model, "optimizer", None) is None \
+                or getattr(keras_model, "loss", None) is None:
+            raise ValueError(_NOT_COMPILED)
+        self._custom_objects = dict(custom_objects or {})
+        # Serialized now, eagerly: an optimizer's config reads its variables, which model_fn's graph cannot.
+        self._compile_config = keras_model.get_compile_config()
+        # The optimizer gets its class's default name ("adam"), not the process's count ("adam_3"): the
+        # engine names its step counter by it, and a checkpoint key must not depend on what ran before.
+        self._compile_config["optimizer"] = _without_name(self._compile_config["optimizer"])
+        self._model_config = {k: v for k, v in keras.saving.serialize_keras_object(keras_model).items()
+                              if k != "compile_config"}
+        try:  # now, eagerly: a loss or metric missing from custom_objects fails here, not in a trace
+            compiled = self._deserialize(self._compile_config)
+        except (TypeError, ValueError) as err:
+            raise ValueError(
+                f"Could not rebuild what the Keras model was compiled with ({err}). Pass custom losses, metrics "
+                "and optimizers as model_to_estimator(custom_objects={'name': object}).") from err
+        self._check_optimizer(compiled["optimizer"])
+        try:
+            self._weights = InitialWeights(keras_model, self._rebuild)
+        except (TypeError, NotImplementedError) as err:
+            raise ValueError(
+                f"Could not rebuild the Keras model {keras_model.name!r} from its config ({err}). Subclassed "
+                "models need get_config() and from_config(); pass custom layers in custom_objects.") from err
+        self.structure = ModelStructure.of(keras_model)  # serving_input_receiver_fn uses the same names
+        self._metric_names_map = dict(metric_names_map) if metric_names_map else None
+        self._export_outputs = self._checked_export_outputs(export_outputs)
+        logging.info("Keras model %s: the estimator starts from its current weights (%d variables) unless "
+                     "model_dir has a checkpoint.", keras_model.name, self._weights.count)
+
+    # -- what the constructor checks ------------------------------------------------------------------
+    @staticmethod
+    def _check_optimizer(optimizer: Any) -> None:
+        if not isinstance(optimizer, keras.optimizers.Optimizer):
+            raise ValueError(f"The Keras model's optimizer must be a keras.optimizers.Optimizer, got "
+                             f"{type(optimizer).__name__}.")
+        if isinstance(optimizer, keras.optimizers.LossScaleOptimizer):
+            raise ValueError(
+                "A LossScaleOptimizer (mixed_float16 loss scaling) is not supported by model_to_estimator: "
+                "use the 'mixed_bfloat16' policy (no loss scaling, what TPUs use) or float32, and compile "
+                "with auto_scale_loss=False.")
+
+    def _checked_export_outputs(self, export_outputs: dict | None) -> dict | None:
+        if export_outputs is None:
+            return None
+        unknown = set(export_outputs) - set(self.structure.output_names)
+        if unknown:
+            raise ValueError(f"export_outputs keys {sorted(unknown)} are not among the Keras model's output "
+                             f"names {list(self.structure.output_names)}.")
+        for key, output_class in export_outputs.items():
+            if not (isinstance(output_class, type) and issubclass(output_class, ExportOutput)):
+                raise ValueError(f"export_outputs[{key!r}] must be an ExportOutput class such as "
+                                 f"estimators.export.ClassificationOutput, got {output_class!r}.")
+        return dict(export_outputs)
+
+    # -- building ---------------------------------------------------------------------------------------
+    def _deserialize(self, config: Any) -> Any:
+        """A fresh object from its serialized config (Keras consumes the config it is given: pass a copy)."""
+        return keras.saving.deserialize_keras_object(copy.deepcopy(config), custom_objects=self._custom_objects)
+
+    def _rebuild(self) -> keras.Model:
+        return self._deserialize(self._model_config)
+
+    # -- model_fn ---------------------------------------------------------------------------------------
+    def __call__(self, features: Any, labels: Any, mode: str, params: dict) -> TPUEstimatorSpec:
+        del params
+        with self._weights.applied():
+            model = self._rebuild()
+        inputs, sample_weight = self.structure.inputs(features)
+        training = mode == ModeKeys.TRAIN
+        outputs = model(inputs, training=training)
+        if mode == ModeKeys.PREDICT:
+            predictions = self.structure.predictions(outputs)
+            return TPUEstimatorSpec(mode, predictions=predictions, export_outputs=self._exports(predictions))
+
+        targets = self.structure.targets(labels, outputs)
+        compiled = self._deserialize({k: self._compile_config.get(k) for k in ("loss", "loss_weights")})
+        optimizer = self._deserialize(self._compile_config["optimizer"]) if training else None
+        model.compile(optimizer=optimizer, loss=checked_losses(compiled["loss"]), loss_weights=compiled["loss_weights"],
+                      jit_compile=False, auto_scale_loss=False)
+        keras_loss = model.compute_loss(x=inputs, y=targets, y_pred=outputs, sample_weight=sample_weight,
+                                        training=training)
+        replicas = tf.distribute.get_strategy().num_replicas_in_sync  # what Keras divided its loss by
+        loss = keras_loss * tf.cast(replicas, keras_loss.dtype) if replicas > 1 else keras_loss
+        if training:
+            train_op = CrossShardOptimizer(optimizer, reduction="sum").minimize(
+                optimizer.scale_loss(keras_loss), var_list=model.trainable_variables)
+            return TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+        tensors = {"y_true": targets, "y_pred": outputs}
+        if sample_weight is not None:
+            tensors["sample_weight"] = sample_weight
+        metrics = self._compile_config.get("metrics") or self._compile_config.get("weighted_metrics")
+        return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(self._metric_fn, tensors) if metrics else None)
+
+    def _exports(self, predictions: dict) -> dict | None:
+        if self._export_outputs is None:
+            return None  # the engine's default: serving_default, a PredictOutput of the predictions
+        exports = {_DEFAULT_SERVING_KEY: PredictOutput(predictions)}
+        for key, output_class in self._export_outputs.items():
+            exports[key] = output_class(predictions[key])
+        return exports
+
+    def _metric_fn(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> dict:
+        """The compiled metrics, named as model.evaluate() names them, updated with the real examples."""
+        if CompileMetrics is None:  # pragma: no cover
+            raise ImportError(f"This Keras ({keras.__version__}) has no keras.src.trainers.compile_utils."
+                              "CompileMetrics, which model_to_estimator uses to evaluate compiled metrics.")
+        config = self._deserialize({k: self._compile_config.get(k) for k in ("metrics", "weighted_metrics")})
+        compiled = CompileMetrics(config["metrics"], config["weighted_metrics"],
+                                  output_names=list(self.structure.keras_output_names or []) or None)
+        compiled.update_state(y_true, y_pred, sample_weight)
+        names = list(compiled.result())
+        if len(names) != len(compiled.metrics):
+            raise RuntimeError(f"Could not name Keras's compiled metrics: {names} for {compiled.metrics}.")
+        metrics = dict(zip(names, compiled.metrics, strict=True))
+        return self._renamed(metrics)
+
+    def _renamed(self, metrics: dict) -> dict:
+        names = self._metric_names_map
+        if not names:
+            return metrics
+        unknown = set(metrics) - set(names)
+        if unknown:
+            raise ValueError(f"Invalid metric_names_map: the Keras model's metrics {sorted(unknown)} are not in it "
+                             f"(its metrics: {sorted(metrics)}).")
+        extra = set(names) - set(metrics)
+        if extra:
+            raise ValueError(f"Invalid metric_names_map: it names metrics the Keras model does not have: "
+                             f"{sorted(extra)} (its metrics: {sorted(metrics)}).")
+        return {names[name]: metric for name, metric in metrics.items()}

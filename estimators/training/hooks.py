@@ -1,0 +1,118 @@
+"""Hooks and saving listeners, TF2-style: small objects the training loop calls between compiled loops.
+
+TF1's SessionRunHooks ran around every session.run; here the unit is a compiled loop of
+iterations_per_loop steps, so a hook sees each loop's result (as Orbit's actions do). A hook may
+ask training to stop; the engine stops at that loop boundary and saves, as StopAtStepHook's
+request_stop() ended a MonitoredSession.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import tensorflow as tf
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    """What one training loop did, as hooks see it."""
+
+    step: int  # global step after the loop
+    steps: int  # steps the loop ran
+    loss: float  # the last step's loss (mean over replicas)
+    learning_rate: float | None  # the rate the last step used; None without an optimizer
+    seconds: float  # wall time of the loop
+
+
+class Hook:
+    """Called by train() between compiled loops; override what you need. Return True to stop training."""
+
+    def begin(self, step: int) -> None:
+        """Once, before the first loop of a train() call, at global step `step`."""
+
+    def after_loop(self, info: LoopInfo) -> bool | None:
+        """After every loop; returning True stops training at this boundary (a checkpoint is saved)."""
+
+    def end(self, step: int) -> None:
+        """Once, after the last loop and the final checkpoint of a train() call."""
+
+
+class SavingListener:
+    """tf.estimator's CheckpointSaverListener, TF2-style: called around every checkpoint train() writes."""
+
+    def begin(self) -> None:
+        """Once, before training starts."""
+
+    def before_save(self, step: int) -> None:
+        """Before the checkpoint for global step `step` is written."""
+
+    def after_save(self, step: int, path: str | None) -> bool | None:
+        """After it is written (`path` is None on workers that do not write); True stops training."""
+
+    def end(self, step: int) -> None:
+        """Once, after training."""
+
+
+class StopAtStepHook(Hook):
+    """Stops training after `num_steps` more steps or at `last_step` (tf.estimator.StopAtStepHook's contract)."""
+
+    def __init__(self, num_steps: int | None = None, last_step: int | None = None):
+        if (num_steps is None) == (last_step is None):
+            raise ValueError("StopAtStepHook needs exactly one of num_steps and last_step.")
+        for name, value in (("num_steps", num_steps), ("last_step", last_step)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"StopAtStepHook {name} must be an integer >= 0, got {value!r}.")
+        self._num_steps, self._last_step = num_steps, last_step
+
+    def begin(self, step: int) -> None:
+        if self._num_steps is not None:
+            self._last_step = step + self._num_steps
+
+    @property
+    def last_step(self) -> int | None:
+        """The step training stops at (known once training began, for num_steps)."""
+        return self._last_step
+
+    def after_loop(self, info: LoopInfo) -> bool:
+        return self._last_step is not None and info.step >= self._last_step
+
+
+class NanLossError(FloatingPointError):
+    """The training loss became NaN or infinite."""
+
+
+class NanGuard(Hook):
+    """Stops training with an error when the loss is not finite; no checkpoint is written for that step.
+
+    Always on (it was tf.estimator's NanTensorHook with fail_on_nan_loss=True by default).
+    """
+
+    def after_loop(self, info: LoopInfo) -> None:
+        if info.steps and not math.isfinite(info.loss):
+            raise NanLossError(
+                f"Loss became {info.loss} at global step {info.step}; stopping without saving a checkpoint "
+                "(the previous one stays latest). Lower the learning rate or check the input data."
+            )
+
+
+def stop_requested(hook_replies: Sequence[Any]) -> bool:
+    return any(reply is True for reply in hook_replies)
+
+
+def checked_hooks(hooks: Iterable | None, what: str, kind: type = Hook) -> list:
+    """The hooks given to train()/evaluate()/a spec, refusing TF1 SessionRunHooks with the replacement named."""
+    result = []
+    for hook in hooks or ():
+        if isinstance(hook, tf.compat.v1.train.SessionRunHook):
+            raise ValueError(
+                f"{what}: {type(hook).__name__} is a tf.compat.v1 SessionRunHook, which needs sessions. Use the "
+                "TF2 hooks in estimators (StopAtStepHook, LoggingTensorHook, estimators.experimental's early "
+                f"stopping), or subclass estimators.{kind.__name__} (called between compiled loops)."
+            )
+        if not isinstance(hook, kind):
+            raise ValueError(f"{what}: expected estimators.{kind.__name__} objects, got {type(hook).__name__}.")
+        result.append(hook)
+    return result

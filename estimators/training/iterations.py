@@ -1,0 +1,62 @@
+"""How many steps the next compiled loop runs: a fixed count, or as many as fit in a time budget.
+
+TPUEstimator accepted `iterations_per_loop=N` or a duration such as "30s"; for a duration it ran
+one step first, then sized each loop from the mean step time of the recent loops. A duration
+keeps something on screen every so often however slow the steps are.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import re
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds|m|min|mins|minutes|h|hr|hrs|hours)\s*$")
+_UNIT_SECONDS = {"s": 1, "sec": 1, "secs": 1, "seconds": 1, "m": 60, "min": 60, "mins": 60, "minutes": 60,
+                 "h": 3600, "hr": 3600, "hrs": 3600, "hours": 3600}
+
+
+def parse(value: int | str) -> tuple[int | None, float | None]:
+    """(steps, None) for a count, (None, seconds) for a duration; ValueError naming the accepted forms."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise ValueError(f"iterations_per_loop must be >= 1, got {value}.")
+        return value, None
+    if isinstance(value, str):
+        if value.strip().isdigit():
+            return parse(int(value))
+        match = _DURATION.match(value.lower())
+        if match and float(match.group(1)) > 0:
+            return None, float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    raise ValueError(
+        f"iterations_per_loop must be a step count >= 1 or a duration such as '30s', '2m' or '1h', got {value!r}."
+    )
+
+
+class IterationsPerLoop:
+    """The size of the next loop: the count, or (for a duration) what the recent step times say fits."""
+
+    def __init__(self, value: int | str, window: int = 20):
+        self.count, self.seconds = parse(value)
+        self._step_times: collections.deque = collections.deque(maxlen=window)
+
+    @property
+    def single_step(self) -> bool:
+        """A fixed count of 1: loops run without a loop (one step per call)."""
+        return self.count == 1
+
+    def next(self, remaining: float) -> int:
+        """Steps for the next loop, at most `remaining`."""
+        if self.count is not None:
+            wanted = self.count
+        elif not self._step_times:
+            wanted = 1
+        else:
+            mean = sum(self._step_times) / len(self._step_times)
+            wanted = max(1, int(self.seconds / mean)) if mean > 0 else 1
+        return int(min(wanted, remaining)) if math.isfinite(remaining) else wanted
+
+    def record(self, steps: int, seconds: float) -> None:
+        """Feeds the time a loop of `steps` steps took."""
+        if steps > 0 and seconds > 0:
+            self._step_times.append(seconds / steps)
