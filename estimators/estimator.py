@@ -21,7 +21,7 @@ from absl import logging
 from estimators.checkpoint import mapping, warm_start
 from estimators.checkpoint.checkpointer import Checkpointer
 from estimators.checkpoint.lock import ModelDirLock
-from estimators.compat.input_fn_call import call_input_fn
+from estimators.compat.input_fn_call import as_dataset, call_input_fn
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
 from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
@@ -57,15 +57,14 @@ def _no_hooks(hooks: Any, what: str) -> None:
                          "from evaluate()'s results or predict()'s outputs.")
 
 
-def _skipping(input_fn: Callable, elements: int) -> Callable:
+def _skipping(input_fn: Callable, elements: int, config: Any = None) -> Callable:
     """input_fn whose dataset starts `elements` elements in (same signature: arguments still go by name)."""
     if elements <= 0:
         return input_fn
 
     @functools.wraps(input_fn)
     def skipped(*args, **kwargs):
-        dataset = input_fn(*args, **kwargs)
-        return dataset.skip(elements) if isinstance(dataset, tf.data.Dataset) else dataset
+        return as_dataset(input_fn(*args, **kwargs), lambda: input_fn(*args, **kwargs), config).skip(elements)
 
     return skipped
 
@@ -290,8 +289,8 @@ class Estimator:
                 stopping_on_signals(self._stop):
             per_step = self._input_elements_per_step(runtime)
             iterator = self._train_input.iterator(
-                input_fn, lambda at: iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step),
-                                                                    ModeKeys.TRAIN)),
+                input_fn, lambda at: iter(self._distributed_dataset(
+                    runtime, _skipping(input_fn, at * per_step, self._config), ModeKeys.TRAIN)),
                 resume_at=self._resume_position(latest))
             if summaries is not None:
                 summaries.starting_at(start)
