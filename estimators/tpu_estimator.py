@@ -64,8 +64,12 @@ class TPUEstimator(Estimator):
 
     def _input_elements_per_step(self, runtime: Runtime) -> int:
         """Each step takes one per-replica batch per local replica from this host's input pipeline."""
+        extended = runtime.strategy.extended
+        per_host = getattr(extended, "num_replicas_per_host", None)  # TPUStrategy: worker_devices spans all hosts
+        if per_host:
+            return int(per_host)
         try:
-            return len(runtime.strategy.extended.worker_devices)
+            return len(extended.worker_devices)  # Mirrored / MultiWorkerMirrored: this worker's devices
         except RuntimeError:  # the default strategy: one replica
             return 1
 

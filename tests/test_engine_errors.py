@@ -135,3 +135,17 @@ def test_iterations_per_loop_must_be_positive():
 
 def test_mode_keys_match_tf_estimator():
     assert (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT) == ("train", "eval", "infer")
+
+
+def test_a_plain_estimator_on_a_tpu_strategy_points_to_tpu_estimator(tmp_path, monkeypatch):
+    # No TPU here: the TPUStrategy check is faked; what is tested is that the global-batch input_fn
+    # contract is refused on a TPU before any input or model is built.
+    from estimators import Estimator
+    from estimators import estimator as estimator_module
+
+    monkeypatch.setattr(estimator_module, "is_tpu_strategy", lambda strategy: True)
+    x, y = m.dataset(32)
+    estimator = Estimator(m.keras_metrics_model_fn, config=RunConfig(model_dir=str(tmp_path)))
+    with pytest.raises(ValueError, match=r"plain Estimator cannot run on a TPUStrategy.*TPUEstimator"):
+        estimator.train(lambda: tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(8), steps=1)
+    assert not list(tmp_path.iterdir())

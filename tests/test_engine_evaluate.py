@@ -173,6 +173,26 @@ def test_predict_by_batch_and_with_predict_keys(tmp_path):
         list(estimator.predict(m.predict_input_fn(x), predict_keys=["nope"]))
 
 
+def test_predict_by_batch_on_eight_replicas_yields_global_batches_as_tpu_estimator_did(tmp_path, eight_replicas):
+    x, y = m.dataset(37)
+    estimator = _estimator(tmp_path, eight_replicas).train(m.train_input_fn(x, y), max_steps=1)
+    batches = list(estimator.predict(m.predict_input_fn(x), yield_single_examples=False))
+    assert [len(b["classes"]) for b in batches] == [16, 16, 5]  # predict_batch_size rows per step, not per core
+
+
+def test_estimator_predict_by_batch_yields_input_fns_batches_whatever_the_loop(tmp_path):
+    x, y = m.dataset(37)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(x).batch(10)
+
+    config = RunConfig(model_dir=str(tmp_path), tpu_config=TPUConfig(iterations_per_loop=50))
+    estimator = Estimator(m.keras_metrics_model_fn, config=config)
+    estimator.train(lambda: tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(10), steps=1)
+    batches = list(estimator.predict(input_fn, yield_single_examples=False))
+    assert [len(b) for b in batches] == [10, 10, 10, 7]
+
+
 def test_iterations_per_loop_runs_many_steps_per_compiled_call(tmp_path, monkeypatch):
     x, y = m.dataset(32)
     estimator = _estimator(tmp_path, iterations=50).train(m.train_input_fn(x, y), max_steps=1)

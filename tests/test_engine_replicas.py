@@ -1,7 +1,10 @@
 """Replication: 8 logical CPU replicas behave as one replica on the same global batch."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from estimators import RunConfig, TPUConfig, TPUEstimator
 from tests import engine_models as m
@@ -84,3 +87,32 @@ def test_evaluate_counts_every_example_once_across_eight_replicas(tmp_path, eigh
     assert result["examples"] == 53
     assert result["accuracy"] == pytest.approx(accuracy)
     assert result["loss"] == pytest.approx(loss, rel=1e-5)
+
+
+@pytest.mark.parametrize("iterations_per_loop", [1, 4])
+def test_a_finite_train_input_ends_at_the_last_step_every_replica_has_a_batch_for(
+        tmp_path, eight_replicas, iterations_per_loop):
+    # 13 per-replica batches of 4 feed one whole step of 8 replicas; the 5 left over are not a step
+    # (TPUEstimator's infeed could not run it; tf.distribute would give 3 replicas empty batches).
+    x, y = m.dataset(52)
+
+    def finite_input_fn(params):
+        return tf.data.Dataset.from_tensor_slices((x, y)).batch(params["batch_size"], drop_remainder=True)
+
+    config = RunConfig(model_dir=str(tmp_path), train_distribute=eight_replicas,
+                       tpu_config=TPUConfig(iterations_per_loop=iterations_per_loop))
+    estimator = TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, train_batch_size=32)
+    estimator.train(finite_input_fn, max_steps=10)
+    one = _estimator(tmp_path / "one").train(m.train_input_fn(x[:32], y[:32]), max_steps=1)
+    assert estimator.get_variable_value("global_step") == 1
+    for a, b in zip(_weights(one), _weights(estimator), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-7)
+
+
+def test_a_resumed_pod_skips_the_batches_of_this_hosts_cores_only(tmp_path):
+    # TPUStrategy's worker_devices lists every core of every host; each host's pipeline feeds its own
+    # cores, so a resumed stream skips (steps x cores per host) batches, not (steps x all cores).
+    pod = SimpleNamespace(strategy=SimpleNamespace(extended=SimpleNamespace(
+        num_replicas_per_host=8, worker_devices=tuple(f"/job:worker/task:{i // 8}/device:TPU:{i % 8}"
+                                                      for i in range(32)))))
+    assert _estimator(tmp_path)._input_elements_per_step(pod) == 8

@@ -22,6 +22,7 @@ from bench import models
 from bench.clock import StepClock
 from bench.plan import Job, Workload
 from estimators import RunConfig, TPUConfig, TPUEstimator
+from estimators.training import progress_display
 
 NEVER = 10**9
 EVAL_BATCH_SIZE = 500
@@ -40,6 +41,7 @@ class LoopMarks(logging.Handler):
 
 
 def run(job: Job, workload: Workload, clock: StepClock) -> dict:
+    progress_display.configure(enabled=False)  # per-loop log lines at INFO, no live display
     absl_logging.set_verbosity(absl_logging.INFO)
     absl_logging.get_absl_handler().setLevel(logging.WARNING)  # capture INFO lines, print only warnings
     handler = LoopMarks(clock)

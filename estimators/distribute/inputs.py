@@ -127,6 +127,18 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     return stream.concatenate(tf.data.Dataset.from_tensors((padding, tf.zeros([padding_rows], tf.bool))).repeat())
 
 
+def whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:
+    """A finite train stream cut to whole steps of the pipeline's `replicas` (consecutive batches form a step).
+
+    As on TPUEstimator's infeed, a step that not every replica has a batch for is not run: left in,
+    tf.distribute would hand the idle replicas empty batches (a NaN loss, NaN BatchNorm statistics)
+    and give model_fn an unknown batch size inside compiled loops.
+    """
+    if replicas <= 1 or dataset.cardinality() == tf.data.INFINITE_CARDINALITY:
+        return dataset
+    return dataset.batch(replicas, drop_remainder=True).unbatch()
+
+
 def make_dataset_fn(input_fn: Callable, params: dict, config: Any, batch_size: int, mode: str,
                     static: bool) -> Callable:
     """The function handed to distribute_datasets_from_function for one mode (TPUEstimator's input_fn contract).
@@ -142,6 +154,7 @@ def make_dataset_fn(input_fn: Callable, params: dict, config: Any, batch_size: i
             split_element(dataset.element_spec)
             if static:
                 check_static_batch(dataset.element_spec, batch_size)
+                return whole_steps(dataset, context.num_replicas_in_sync // context.num_input_pipelines)
             return dataset
         return masked_stream(dataset, batch_size, static, split_partial=mode == ModeKeys.EVAL)
 

@@ -9,9 +9,8 @@ import numpy as np
 import tensorflow as tf
 
 
-def split_predictions(rows: Any, mask: Any, keys: list[str] | None, single: bool,
-                      batch_size: int | None) -> Iterator:
-    """Real rows only, as one dict (or array) per example, or per input batch."""
+def split_predictions(rows: Any, mask: Any, keys: list[str] | None, single: bool, step_rows: Any) -> Iterator:
+    """Real rows only, as one dict (or array) per example, or one per step (2.15's batches: the global batch)."""
     mask = np.asarray(mask)
     rows = tf.nest.map_structure(np.asarray, rows)
     if isinstance(rows, dict) and keys:
@@ -19,12 +18,12 @@ def split_predictions(rows: Any, mask: Any, keys: list[str] | None, single: bool
         if missing:
             raise ValueError(f"predict_keys {sorted(missing)} are not among the predictions {sorted(rows)}.")
         rows = {k: rows[k] for k in keys}
-    chunk = batch_size or len(mask)
-    for start in range(0, len(mask), max(chunk, 1)):
-        keep = mask[start:start + chunk]
+    starts = np.concatenate([[0], np.cumsum(step_rows)]).astype(int)
+    for start, end in zip(starts[:-1], starts[1:], strict=True):
+        keep = mask[start:end]
         if not keep.any():
             continue
-        part = tf.nest.map_structure(lambda a, s=start, k=keep: a[s:s + chunk][k], rows)
+        part = tf.nest.map_structure(lambda a, s=start, e=end, k=keep: a[s:e][k], rows)
         if not single:
             yield part
             continue

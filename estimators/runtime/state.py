@@ -153,7 +153,7 @@ class Runtime:
         if trace.metric_fn is None:
             return
         if self._host_metrics is None:
-            self._host_metrics = tf.function(self._metric_fn_call)
+            self._host_metrics = tf.function(self._metric_fn_call, reduce_retracing=True)  # row counts vary
         self._host_metrics(trace.metric_fn, rows, mask)
         if self._host_pairs:  # read here, on the host, outside the strategy's scope where metric_fn ran
             empty = tf.nest.map_structure(lambda t: t[:0], rows)

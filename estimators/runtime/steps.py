@@ -102,6 +102,8 @@ class ModelFnSteps:
             # model_fn sees the global step of the step being run; whatever its train_op does to the
             # step (minimize(global_step=...), assign_add), the step ends one higher, inside the step.
             before = self._global_step.read_value()
+            if batch_size is not None:  # static shapes: tf.distribute's optional element loses the batch size
+                element = tf.nest.map_structure(lambda t: tf.ensure_shape(t, [batch_size, *t.shape[1:]]), element)
             features, labels = split_element(element)
             spec, call = self.call(ModeKeys.TRAIN, features, labels, batch_size)
             self._check_optimizers(call)

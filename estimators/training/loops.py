@@ -39,6 +39,7 @@ class InferenceLoopResult(NamedTuple):
     count: float
     rows: Any
     mask: np.ndarray
+    step_rows: np.ndarray  # rows (real and padding) each step added, in order: steps are the batches
 
 
 def _gather(strategy: tf.distribute.Strategy, per_replica: Any) -> Any:
@@ -153,6 +154,7 @@ class InferenceLoop:
                 lambda t: tf.TensorArray(t.dtype, size=0, dynamic_size=True, infer_shape=False), (rows, mask)
             )
             arrays = tf.nest.map_structure(lambda ta, t: ta.write(0, t), arrays, (rows, mask))
+            sizes = tf.TensorArray(tf.int32, size=0, dynamic_size=True).write(0, tf.shape(mask)[0])
             done = tf.constant(1)
             ended = count == 0
             while done < iterations and not ended:
@@ -160,10 +162,11 @@ class InferenceLoop:
                 loss_sum += loss
                 count += real
                 arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, (rows, mask))
+                sizes = sizes.write(done, tf.shape(mask)[0])
                 done += 1
                 ended = real == 0
             rows, mask = tf.nest.map_structure(lambda ta: ta.concat(), arrays)
-            return done, ended, loss_sum, count, rows, mask
+            return done, ended, loss_sum, count, rows, mask, sizes.stack()
 
         self._function = loop
 
@@ -172,6 +175,7 @@ class InferenceLoop:
         self._function.get_concrete_function(iterator, element_spec, _ITERATIONS)
 
     def __call__(self, iterator, first, iterations: int) -> InferenceLoopResult:
-        done, ended, loss_sum, count, rows, mask = self._function(iterator, first, tf.constant(iterations))
-        return InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask))
+        done, ended, loss_sum, count, rows, mask, sizes = self._function(iterator, first, tf.constant(iterations))
+        return InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask),
+                                   np.asarray(sizes))
 
