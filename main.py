@@ -1,29 +1,36 @@
 """Train, evaluate, predict, export or TPU-preflight a registered model: `python main.py --model=cnn [--use_tpu]`.
 
 Flags -> Settings -> registries (model_fns, input_fns) -> TPUEstimator -> the chosen mode.
+Exit status: 0 done; 2 the command line is wrong whatever the machine (a flag's value, flags that
+contradict each other): one line, nothing run; 1 the run failed here (data, model_dir, TPU, the model).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from launch import console
 
 console.quiet_tensorflow_startup(sys.argv)  # before anything imports TensorFlow
+console.require_tensorflow()  # one line and exit 1, not a ModuleNotFoundError traceback
 
 from absl import app, flags  # noqa: E402
 
 import input_fns  # noqa: E402
 import model_fns  # noqa: E402
+from estimators import TrainingInterrupted  # noqa: E402
 from launch.build import start_run  # noqa: E402
 from launch.flags_file import flag_lines  # noqa: E402
 from launch.modes import MODES  # noqa: E402
-from launch.settings import Settings  # noqa: E402
+from launch.settings import Settings, UsageError  # noqa: E402
 
 FLAGS = flags.FLAGS
 
 flags.DEFINE_bool("use_tpu", False, "Run on a TPU (Colab / Cloud TPU VM).")
 flags.DEFINE_string("tpu", None, "TPU name, grpc://host:port, or 'local' (the default with --use_tpu).")
+flags.DEFINE_integer("num_gpus", None, "GPUs to run on without --use_tpu: the first N (0: the CPU; default: every "
+                     "visible GPU).", lower_bound=0)
 flags.DEFINE_enum("model", "cnn", model_fns.model_names(), "Which registered model to run.")
 flags.DEFINE_enum("dataset", None, input_fns.dataset_names(), "Dataset (default: the model's own).")
 flags.DEFINE_string("data_dir", None, "Folder holding the dataset files (else the usual places).")
@@ -36,7 +43,9 @@ flags.DEFINE_integer("eval_batch_size", 1000, "Global evaluation batch.", lower_
 flags.DEFINE_integer("predict_batch_size", 128, "Global prediction batch (16 x 8 cores).", lower_bound=1)
 flags.DEFINE_enum("precision", "float32", ["float32", "bfloat16"],
                   "Compute precision of model_fn: bfloat16 is Keras' mixed_bfloat16 (float32 variables and loss).")
-flags.DEFINE_integer("iterations_per_loop", 100, "Steps per compiled loop (and per log line).", lower_bound=1)
+flags.DEFINE_string("iterations_per_loop", None,
+                    "Steps per compiled loop (and per log line), or a duration such as '30s' (loops sized to take "
+                    "about that long). Default: 100 on a TPU, '30s' on the CPU/GPUs, where steps are slow.")
 flags.DEFINE_float("learning_rate", None, "Learning rate (default: the model's).", lower_bound=0.0)
 flags.DEFINE_enum("lr_schedule", None, ["constant", "step", "cosine"],
                   "Learning-rate schedule over --train_steps (default: the model's: cnn constant, resnet step).")
@@ -63,13 +72,23 @@ def settings_from_flags() -> Settings:
 
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}")
+        sys.stderr.write(f"error: unexpected arguments {' '.join(argv[1:])}: every setting is a --flag=value "
+                         "(python main.py --helpshort lists them).\n")
+        sys.exit(console.USAGE)
     console.configure_output(FLAGS.verbosity)
     try:
         model = model_fns.get_model(FLAGS.model)
         settings = settings_from_flags().resolved(model.default_dataset)
         run = start_run(settings, model, flag_lines(FLAGS, "model"))
         result = MODES[settings.mode](run)
+    except TrainingInterrupted as stopped:  # SIGTERM / first Ctrl-C: saved; say how to resume, exit as a shell would
+        print(stopped, file=sys.stderr)
+        sys.exit(128 + getattr(signal, stopped.signal_name, signal.SIGINT))
+    except UsageError as err:
+        if FLAGS.verbosity >= console.DEBUG:
+            raise
+        sys.stderr.write(console.error_line(err) + "\n")
+        sys.exit(console.USAGE)
     except console.user_errors() as err:
         if FLAGS.verbosity >= console.DEBUG:
             raise
@@ -79,5 +98,10 @@ def main(argv: list[str]) -> None:
         sys.exit(1)
 
 
+def run_cli(argv: list[str] | None = None) -> None:
+    """`python main.py ...`: absl's app.run with flag errors as one line and exit status 2."""
+    app.run(main, argv=argv, flags_parser=console.parse_flags_or_exit)
+
+
 if __name__ == "__main__":
-    app.run(main)
+    run_cli()

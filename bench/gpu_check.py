@@ -6,7 +6,7 @@ for each precision and XLA setting (RunConfig(jit_compile=...)), then the seed w
 Every run is a fresh child process (`--child`), timed by bench's StepClock from the engine's
 per-loop log lines (bench.contenders.ours.LoopMarks), and reported with bench.report's tables.
 
-bfloat16 is the engine's precision setting (params["precision"]="bfloat16", as main.py's
+bfloat16 is the engine's precision setting (params["precision"]="bfloat16", the same as main.py's
 --precision: Keras' `mixed_bfloat16` policy around every model_fn call, in every replica thread).
 Under several GPUs the engine refuses jit_compile=True (see estimators/runtime/state.py); those
 runs are listed as failures with the engine's message.
@@ -22,7 +22,6 @@ import argparse
 import dataclasses
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -159,24 +158,8 @@ def child_main(run_json: str, spawn_time: float, out: str) -> int:
 
 def spawn(run: Run, timeout_s: float) -> dict:
     """Runs `run` in a fresh interpreter; the child's result, with the wall time from spawn to exit."""
-    with tempfile.TemporaryDirectory(prefix="gpu_check_job_") as tmp:
-        out = os.path.join(tmp, "result.json")
-        command = [sys.executable, "-m", "bench.gpu_check", "--child", json.dumps(dataclasses.asdict(run)),
-                   "--out", out]
-        spawn_time = time.time()
-        try:
-            proc = subprocess.run(command + ["--spawn_time", repr(spawn_time)], cwd=launcher.ROOT,
-                                  env=launcher.child_env(), capture_output=True, text=True, timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return {"job": run.as_job(), "ok": False, "error": f"timed out after {timeout_s:.0f} s"}
-        wall = time.time() - spawn_time
-        if not os.path.exists(out):
-            tail = (proc.stderr or proc.stdout or "")[-2000:]
-            return {"job": run.as_job(), "ok": False, "error": f"exit {proc.returncode}: {tail}"}
-        with open(out) as f:
-            result = json.load(f)
-    result["process_seconds"] = wall
-    return result
+    return launcher.run_child(["-m", "bench.gpu_check", "--child", json.dumps(dataclasses.asdict(run))],
+                              run.as_job(), timeout_s)
 
 
 def visible_gpus() -> list[str]:

@@ -28,19 +28,24 @@ def child_env() -> dict[str, str]:
 
 def run_job(job: Job, timeout_s: float) -> dict:
     """Runs `job` in a fresh interpreter; returns the child's result dict (ok=False on any failure)."""
+    return run_child(["-m", "bench.worker", "--job", json.dumps(job.to_dict())], job.to_dict(), timeout_s)
+
+
+def run_child(args: list[str], job: dict, timeout_s: float) -> dict:
+    """Runs `python <args> --out F --spawn_time T`; the JSON the child wrote to F, with the wall time from spawn
+    to exit (ok=False with the reason on a timeout, a crash, or a failed run)."""
     with tempfile.TemporaryDirectory(prefix="bench_job_") as tmp:
         out = os.path.join(tmp, "result.json")
-        command = [sys.executable, "-m", "bench.worker", "--job", json.dumps(job.to_dict()), "--out", out]
         spawn_time = time.time()
         try:
-            proc = subprocess.run(command + ["--spawn_time", repr(spawn_time)], cwd=ROOT, env=child_env(),
-                                  capture_output=True, text=True, timeout=timeout_s)
+            proc = subprocess.run([sys.executable, *args, "--out", out, "--spawn_time", repr(spawn_time)], cwd=ROOT,
+                                  env=child_env(), capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            return {"job": job.to_dict(), "ok": False, "error": f"timed out after {timeout_s:.0f} s"}
+            return {"job": job, "ok": False, "error": f"timed out after {timeout_s:.0f} s"}
         wall = time.time() - spawn_time
         if not os.path.exists(out):
             tail = (proc.stderr or proc.stdout or "")[-2000:]
-            return {"job": job.to_dict(), "ok": False, "error": f"exit {proc.returncode}: {tail}"}
+            return {"job": job, "ok": False, "error": f"exit {proc.returncode}: {tail}"}
         with open(out) as f:
             result = json.load(f)
         result["process_seconds"] = wall

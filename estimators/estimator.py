@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -19,9 +20,11 @@ import tensorflow as tf
 from absl import logging
 
 from estimators.checkpoint import mapping, warm_start
-from estimators.checkpoint.checkpointer import Checkpointer
+from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
 from estimators.checkpoint.lock import ModelDirLock
+from estimators.checkpoint.model_dir_check import check_model_dir
 from estimators.compat.input_fn_call import as_dataset, call_input_fn
+from estimators.compat.random_seed import seeded_entry_point, seeded_generator
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
 from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
@@ -30,16 +33,18 @@ from estimators.runtime.collection import paused_collection
 from estimators.runtime.model_fn_call import model_fn_args
 from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
+from estimators.training import eval_summaries
 from estimators.training.controller import SIGNAL, TrainController, TrainPlan
 from estimators.training.hooks import Hook, SavingListener, checked_hooks
 from estimators.training.iterations import IterationsPerLoop
+from estimators.training.logging_hook import fetch_names
 from estimators.training.loops import InferenceLoopResult
 from estimators.training.preemption import StopRequest, TrainingInterrupted, stopping_on_signals
 from estimators.training.progress import CheckpointSchedule, ProgressReport
 from estimators.training.progress_display import ProgressDisplay
 from estimators.training.step_summaries import StepSummaries
 from estimators.training.summaries import SummaryWriters
-from estimators.training.train_input import TrainInput
+from estimators.training.train_input import StartingOverAtItsEnd, TrainInput
 
 INPUT_POSITION = "estimators/input_position"  # train-stream steps taken, saved with every checkpoint
 
@@ -69,6 +74,15 @@ def _skipping(input_fn: Callable, elements: int, config: Any = None) -> Callable
     return skipped
 
 
+def _warn_not_finite(results: dict) -> None:
+    """tf.estimator returned NaN metrics without a word; they are still returned, but said out loud."""
+    bad = sorted(k for k, v in results.items() if np.ndim(v) == 0 and isinstance(v, float) and not math.isfinite(v))
+    if bad:
+        logging.warning("Evaluation at global step %d gave non-finite %s: the eval data or the model's weights hold "
+                        "NaN or Inf (check the input_fn's features; a diverged model has NaN weights).",
+                        results["global_step"], ", ".join(f"{k}={results[k]}" for k in bad))
+
+
 class Estimator:
     """Trains, evaluates and predicts with a model_fn on the CPU, one or many GPUs."""
 
@@ -90,6 +104,9 @@ class Estimator:
             logging.warning("No model_dir given; using temporary folder %s.", model_dir)
         self._model_dir = str(model_dir)
         self._config = config.replace(model_dir=self._model_dir)
+        if params is not None and not isinstance(params, Mapping):
+            raise TypeError(f"params must be a dict of name -> value (model_fn receives it), got "
+                            f"{type(params).__name__} {params!r:.60}: pass params={{'learning_rate': 0.1, ...}}.")
         self._params = dict(params or {})
         self._model_fn = model_fn
         self._warm_start = warm_start.settings_from(warm_start_from)
@@ -134,7 +151,8 @@ class Estimator:
         key = ModeKeys.TRAIN if mode == ModeKeys.TRAIN or self._config.eval_distribute is None else ModeKeys.EVAL
         if key not in self._strategies:
             configured = self._config.train_distribute if key == ModeKeys.TRAIN else self._config.eval_distribute
-            strategy = resolve_strategy(self._use_tpu, configured, self._config.cluster, self._config.master)
+            strategy = resolve_strategy(self._use_tpu, configured, self._config.cluster, self._config.master,
+                                        num_gpus=self._config.num_gpus)
             if not self._static_shapes and is_tpu_strategy(strategy):
                 raise ValueError(
                     "A plain Estimator cannot run on a TPUStrategy: its input_fn batches the global batch, which "
@@ -212,14 +230,7 @@ class Estimator:
         """A given checkpoint (prefix or directory) or the latest; None when there is none."""
         if not checkpoint_path:
             return self.latest_checkpoint()
-        if tf.io.gfile.isdir(checkpoint_path):
-            found = Checkpointer(checkpoint_path, None).latest()
-            if found is None:
-                raise ValueError(f"No checkpoint found in directory {checkpoint_path!r}.")
-            return found
-        if not tf.io.gfile.exists(checkpoint_path + ".index"):
-            raise ValueError(f"No checkpoint at {checkpoint_path!r} (expected {checkpoint_path}.index).")
-        return checkpoint_path
+        return checkpoint_at(checkpoint_path, "restore")
 
     def _restore(self, path: str, variables: dict, optional: tuple = ()) -> None:
         stored = self._checkpointer.contents(path)
@@ -268,6 +279,7 @@ class Estimator:
         return int(tf.train.load_variable(latest, INPUT_POSITION))
 
     # -- train --------------------------------------------------------------------------------------
+    @seeded_entry_point
     def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None,
               max_steps: int | None = None, saving_listeners: Any = None) -> Estimator:
         """Trains until `steps` more steps, `max_steps` in all, the end of input_fn's data, or a hook's stop."""
@@ -278,6 +290,7 @@ class Estimator:
         for name, value in (("steps", steps), ("max_steps", max_steps)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        check_model_dir(self._model_dir, write=True)
         latest = self.latest_checkpoint()
         start = self._checkpointer.global_step(latest) if latest else 0
         if max_steps is not None and start >= max_steps:
@@ -295,26 +308,31 @@ class Estimator:
         with display, lock as held, paused_collection(collect_first=True), runtime.strategy.scope(), \
                 stopping_on_signals(self._stop):
             per_step = self._input_elements_per_step(runtime)
-            iterator = self._train_input.iterator(
-                input_fn, lambda at: iter(self._distributed_dataset(
-                    runtime, _skipping(input_fn, at * per_step, self._config), ModeKeys.TRAIN)),
-                resume_at=self._resume_position(latest))
+
+            def make(at: int):
+                return iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step, self._config),
+                                                      ModeKeys.TRAIN))
+
+            iterator = self._train_input.iterator(input_fn, make, resume_at=self._resume_position(latest))
             if summaries is not None:
                 summaries.starting_at(start)
-            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries)
+            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries, fetch_names(hooks))
             display.compiling()
             compile_started = time.monotonic()
             loop.trace(iterator)
             display.compiled(time.monotonic() - compile_started)
+            loop.fetches.attach(hooks, [*trace.training_hooks, *trace.chief_hooks])
             self._restore_for_training(runtime, latest)
-            plan = self._train_plan(runtime, loop, trace, iterator, start, target, hooks, listeners,
+            run_loop = StartingOverAtItsEnd(loop, iterator, self._train_input, input_fn, make,
+                                            stopping=lambda: self._stop.signal_name is not None)
+            plan = self._train_plan(runtime, run_loop, trace, start, target, hooks, listeners,
                                     held if chief else None, display)
             result = TrainController(plan).run()
         if result.stopped_by == SIGNAL:
             raise TrainingInterrupted(self._stop.signal_name or "a signal", result.step, result.checkpoint)
         return self
 
-    def _train_plan(self, runtime: Runtime, loop, trace, iterator, start: int, target: float, hooks: list,
+    def _train_plan(self, runtime: Runtime, run_loop: Callable, trace, start: int, target: float, hooks: list,
                     listeners: list, lock: ModelDirLock | None, display: ProgressDisplay) -> TrainPlan:
         config = self._config
         global_batch = self._global_batch_size(ModeKeys.TRAIN)
@@ -337,7 +355,7 @@ class Estimator:
 
         schedule = CheckpointSchedule(start, config.save_checkpoints_steps, config.checkpoint_every_secs)
         return TrainPlan(
-            run_loop=lambda n: loop(iterator, n),
+            run_loop=run_loop,
             start=start,
             target=target,
             iterations=IterationsPerLoop(config.tpu_config.iterations_per_loop),
@@ -366,12 +384,14 @@ class Estimator:
             self._warm_start_from(runtime)
 
     # -- evaluate --------------------------------------------------------------------------------------
+    @seeded_entry_point
     def evaluate(self, input_fn: Callable, steps: int | None = None, hooks: Any = None,
                  checkpoint_path: str | None = None, name: str | None = None) -> dict:
         """Exact metrics over input_fn's data (or `steps` batches), plus `loss` and `global_step`."""
         _no_hooks(hooks, "evaluate()")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0):
             raise ValueError(f"steps must be a positive integer or None, got {steps!r}.")
+        check_model_dir(self._model_dir, write=False)
         path = self._resolve_checkpoint(checkpoint_path)
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
@@ -387,15 +407,23 @@ class Estimator:
         with runtime.strategy.scope():
             results = {key: _to_python(metric.result()) for key, metric in runtime.metric_objects(trace).items()}
         if count == 0:
-            raise ValueError("Evaluation input_fn produced no examples.")
+            raise ValueError("Evaluation input_fn produced no examples: check that its dataset is not empty (a "
+                             "filter, take(0), or batch(drop_remainder=True) over fewer examples than one batch).")
         results["loss"] = loss_sum / count
         results["global_step"] = int(runtime.global_step.numpy())
+        _warn_not_finite(results)
         subdir = f"eval_{name}" if name else "eval"
         scalars = {k: v for k, v in results.items() if k != "global_step" and np.ndim(v) == 0}
-        if is_chief(runtime.strategy):
-            self._summaries.scalars(subdir, results["global_step"], scalars)
+        if is_chief(runtime.strategy):  # 2.15's layout: one event of every metric, then the checkpoint path
+            self._summaries.raw(subdir, results["global_step"], eval_summaries.metrics_summary(results))
+            if path:
+                self._summaries.raw(subdir, results["global_step"], eval_summaries.checkpoint_path_summary(path))
         logging.info("Evaluation at global step %d: %s", results["global_step"], scalars)
         return results
+
+    def eval_dir(self, name: str | None = None) -> str:
+        """Where evaluate(name=...) writes its metrics: model_dir/eval, or model_dir/eval_<name>."""
+        return os.path.join(self._model_dir, f"eval_{name}" if name else "eval")
 
     def _inference(self, runtime: Runtime, mode: str, input_fn: Callable, batch_size: int | None,
                    steps: int | None, path: str | None) -> Iterator[InferenceLoopResult]:
@@ -443,6 +471,7 @@ class Estimator:
                         "variables.", self._model_dir)
 
     # -- predict ----------------------------------------------------------------------------------------
+    @seeded_generator
     def predict(self, input_fn: Callable, predict_keys: list[str] | None = None, hooks: Any = None,
                 checkpoint_path: str | None = None, yield_single_examples: bool = True) -> Iterator:
         """Yields model_fn's predictions for every example of input_fn's data, in input order."""
@@ -459,6 +488,7 @@ class Estimator:
                                              result.step_rows)
 
     # -- export --------------------------------------------------------------------------------------------
+    @seeded_entry_point
     def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,
                            assets_extra: dict | None = None, as_text: bool = False,
                            checkpoint_path: str | None = None, experimental_mode: str = ModeKeys.PREDICT) -> bytes:

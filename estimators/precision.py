@@ -4,8 +4,8 @@
 checkpoints are the same in either precision) and compute in bfloat16, as on a TPU's matrix
 units. Keras 3 keeps the policy per thread, and MirroredStrategy calls model_fn in one thread
 per replica, so a policy the caller sets globally would reach one replica and not eight: the
-engine sets the policy itself around each call, from RunConfig(precision=...) or
-params["precision"] (the TPU reference models' convention), and restores it afterwards.
+engine sets the policy itself around each call, from RunConfig(precision=...) (main.py's
+--precision) or params["precision"] (the TPU reference models' convention), and restores it afterwards.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ KERAS_POLICIES = {FLOAT32: "float32", BFLOAT16: "mixed_bfloat16"}
 _POLICY_KEY = "dtype_policy"
 
 
-def _checked(value: Any, where: str) -> str | None:
+def checked(value: Any, where: str) -> str | None:
+    """`value` if it is a precision the engine knows (None: not set), else one ValueError naming the choices."""
     if value is None:
         return None
     if value not in PRECISIONS:
@@ -42,20 +43,20 @@ def _checked(value: Any, where: str) -> str | None:
 
 
 def resolve(config: Any, params: Any) -> str:
-    """The precision of a model_fn call: bfloat16 when RunConfig(precision=) or params["precision"] asks for it.
+    """The precision of a model_fn call: RunConfig(precision=) or params["precision"], whichever is set
+    (float32 when neither is).
 
-    RunConfig's default cannot be told from an explicit float32, so float32 there gives way to
-    params; an explicit disagreement the other way round (RunConfig bfloat16, params float32) is
-    an error rather than a silent choice.
+    RunConfig's default is None (not set), so an explicit float32 there can be told from the
+    default: when both are set and differ, that is an error rather than a silent choice.
     """
-    from_config = _checked(getattr(config, "precision", None), "RunConfig(precision)")
-    from_params = _checked(params.get("precision") if isinstance(params, Mapping) else None, "params['precision']")
-    if from_config == BFLOAT16 and from_params == FLOAT32:
+    from_config = checked(getattr(config, "precision", None), "RunConfig(precision)")
+    from_params = checked(params.get("precision") if isinstance(params, Mapping) else None, "params['precision']")
+    if from_config is not None and from_params is not None and from_config != from_params:
         raise ValueError(
-            "RunConfig(precision='bfloat16') and params['precision']='float32' disagree; set the precision in one "
-            "place."
+            f"RunConfig(precision={from_config!r}) and params['precision']={from_params!r} disagree; set the "
+            "precision in one place."
         )
-    return BFLOAT16 if BFLOAT16 in (from_config, from_params) else FLOAT32
+    return from_config or from_params or FLOAT32
 
 
 def _thread_policy() -> Any:

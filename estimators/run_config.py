@@ -1,90 +1,464 @@
-"""RunConfig and TPUConfig: where a run writes and how often, checked when they are made."""
+"""RunConfig, TPUConfig and InputPipelineConfig: every setting tf.estimator 2.15 accepted, checked when made.
+
+Settings with a TF2 meaning take effect with their 2.15 meaning; settings without one (TF1
+sessions, infeed threads, graph device functions) are logged once as ignored, never dropped
+silently (compat/ignored_settings.py). BUILD_NOTES.md has the table of every setting.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import inspect
+import math
+import os
+import re
+from typing import Any, NamedTuple
 
+import numpy as np
 import tensorflow as tf
 
+from estimators import precision as precision_policy
+from estimators.compat.ignored_settings import log_ignored
+from estimators.distribute.tf_config import EVALUATOR, ClusterInfo, cluster_info, read_tf_config
 
-def _check_positive(name: str, value: Any, allow_none: bool = True) -> None:
+
+class InputPipelineConfig:
+    """How TPUEstimator calls input_fn (TPUConfig.per_host_input_for_training), with 2.15's values.
+
+    PER_HOST_V1 (= True, the default): once per host with the host's batch (global / hosts), split
+    into contiguous per-replica slices. PER_HOST_V2: once per host with the per-replica batch, whose
+    consecutive batches go to the host's replicas in turn. PER_SHARD_V1 (= False): once per replica
+    (training only). BROADCAST is refused; SLICED is an eval_training_input_configuration value.
+    """
+
+    PER_SHARD_V1 = 1
+    PER_HOST_V1 = 2
+    PER_HOST_V2 = 3
+    BROADCAST = 4
+    SLICED = 5
+
+
+_PIPELINE_NAMES = {1: "PER_SHARD_V1", 2: "PER_HOST_V1", 3: "PER_HOST_V2", 4: "BROADCAST", 5: "SLICED"}
+
+
+class IterationsPerLoop(NamedTuple):
+    """TPUConfig.iterations_per_loop, parsed: `value` steps (unit "count") or seconds (unit "seconds")."""
+
+    value: int
+    unit: str
+
+    @property
+    def is_time(self) -> bool:
+        return self.unit == "seconds"
+
+
+_LOOP_PATTERN = re.compile(r"^([1-9][0-9]*)([smh]?)$")
+_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+def parse_iterations_per_loop(value: Any) -> IterationsPerLoop:
+    """A positive step count (`100`, `"100"`) or a time (`"30s"`, `"10m"`, `"1h"`), as 2.15's TPUConfig took it."""
+    match = None
+    if isinstance(value, (int, np.integer, str)) and not isinstance(value, bool):
+        match = _LOOP_PATTERN.match(str(value).strip())
+    if match is None:
+        raise ValueError(
+            f"iterations_per_loop must be a positive integer (steps per loop) or a time '<N>s', '<N>m' or "
+            f"'<N>h' (e.g. '30s', '10m', '1h'); got {value!r}."
+        )
+    number, suffix = int(match.group(1)), match.group(2)
+    return IterationsPerLoop(number * _SECONDS[suffix], "seconds") if suffix else IterationsPerLoop(number, "count")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_int(name: str, value: Any, minimum: int, allow_none: bool = True) -> None:
     if value is None and allow_none:
         return
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}.")
+    if not _is_int(value) or value < minimum:
+        what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {what}{' or None' if allow_none else ''}, got {value!r}.")
+
+
+def _check_number(name: str, value: Any, minimum: float, strict: bool, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or (value <= minimum if strict else value < minimum):
+        raise ValueError(f"{name} must be a number {'>' if strict else '>='} {minimum}, got {value!r}.")
+
+
+def _tpu_job_name_from_tf_config() -> str | None:
+    return (read_tf_config().get("service") or {}).get("tpu_worker_job_name")
 
 
 @dataclasses.dataclass(frozen=True)
 class TPUConfig:
-    """TPU loop settings. `iterations_per_loop` steps run inside one compiled call."""
+    """TPUEstimator's TPU settings, with 2.15's names, order and defaults.
 
-    iterations_per_loop: int = 2
+    `iterations_per_loop` steps run inside one compiled call (an int, or a time such as "30s":
+    see `iterations_per_loop_counter`). `per_host_input_for_training` says how input_fn is called
+    (InputPipelineConfig; True and False are normalised to PER_HOST_V1 and PER_SHARD_V1 as 2.15 did).
+    `num_shards`, when set, must equal the replica count on a TPU.
+    """
+
+    iterations_per_loop: int | str = 2
     num_shards: int | None = None
-    per_host_input_for_training: Any = True
-    eval_training_input_configuration: Any = None
+    num_cores_per_replica: int | None = None
+    per_host_input_for_training: bool | int = True
+    tpu_job_name: str | None = None
+    initial_infeed_sleep_secs: int | None = None
+    input_partition_dims: Any = None
+    eval_training_input_configuration: int = InputPipelineConfig.PER_HOST_V1
+    experimental_host_call_every_n_steps: int = 1
+    experimental_allow_per_host_v2_parallel_get_next: bool = False
+    experimental_feed_hook: Any = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.iterations_per_loop, int) or self.iterations_per_loop < 1:
+        counter = parse_iterations_per_loop(self.iterations_per_loop)
+        if counter.unit == "count":
+            object.__setattr__(self, "iterations_per_loop", counter.value)
+        _check_int("num_shards", self.num_shards, 1)
+        self._check_model_parallelism()
+        object.__setattr__(self, "per_host_input_for_training", _pipeline_mode(self.per_host_input_for_training))
+        if self.eval_training_input_configuration not in (InputPipelineConfig.PER_HOST_V1, InputPipelineConfig.SLICED):
             raise ValueError(
-                f"iterations_per_loop must be an integer >= 1, got {self.iterations_per_loop!r}."
+                "eval_training_input_configuration must be InputPipelineConfig.PER_HOST_V1 or SLICED, got "
+                f"{self.eval_training_input_configuration!r}."
             )
-        _check_positive("num_shards", self.num_shards)
+        _check_int("initial_infeed_sleep_secs", self.initial_infeed_sleep_secs or None, 1)
+        every = self.experimental_host_call_every_n_steps
+        if not _is_int(every) or every < 1:
+            raise ValueError(f"experimental_host_call_every_n_steps must be an integer >= 1, got {every!r}.")
+        if self.tpu_job_name is None:
+            object.__setattr__(self, "tpu_job_name", _tpu_job_name_from_tf_config())
+        self._log_ignored()
+
+    def _check_model_parallelism(self) -> None:
+        cores = self.num_cores_per_replica
+        if cores is not None and cores not in (1, 2, 4, 8, 16, 32, 64, 128):
+            raise ValueError(f"num_cores_per_replica must be 1, 2, 4, 8, 16, 32, 64 or 128, got {cores!r}.")
+        if cores is not None and cores > 1:
+            raise ValueError(
+                f"num_cores_per_replica={cores} (model parallelism) is not supported: every replica runs on one "
+                "core. Shard a model over cores with keras.distribution (ModelParallel) instead, or leave it None."
+            )
+        if self.input_partition_dims is not None:
+            raise ValueError(
+                "input_partition_dims (spatial partitioning across the cores of a replica) is not supported: "
+                "every replica runs on one core. Leave it None."
+            )
+
+    def _log_ignored(self) -> None:
+        if self.tpu_job_name:
+            log_ignored("TPUConfig(tpu_job_name=...)", "TPUStrategy finds the TPU job through its "
+                        "TPUClusterResolver; pass a TPUClusterResolver as RunConfig(cluster=...) to choose one.")
+        if self.initial_infeed_sleep_secs:
+            log_ignored("TPUConfig(initial_infeed_sleep_secs=...)", "there is no infeed thread; input is read "
+                        "by tf.distribute inside the compiled loop.")
+        if self.experimental_allow_per_host_v2_parallel_get_next:
+            log_ignored("TPUConfig(experimental_allow_per_host_v2_parallel_get_next=True)", "batches always go "
+                        "to a host's replicas in turn (deterministically), as with False.")
+        if self.experimental_feed_hook is not None:
+            log_ignored("TPUConfig(experimental_feed_hook=...)", "there is no infeed/outfeed session hook in TF2.")
+
+    @property
+    def iterations_per_loop_counter(self) -> IterationsPerLoop:
+        """iterations_per_loop as (value, unit): ("count": steps per loop) or ("seconds": run loops for that long)."""
+        return parse_iterations_per_loop(self.iterations_per_loop)
+
+
+def _pipeline_mode(value: Any) -> int:
+    if value is True:
+        return InputPipelineConfig.PER_HOST_V1
+    if value is False:
+        return InputPipelineConfig.PER_SHARD_V1
+    if value == InputPipelineConfig.BROADCAST:
+        raise ValueError(
+            "per_host_input_for_training=InputPipelineConfig.BROADCAST (one input_fn on host 0, its whole batch "
+            "copied to every replica) is not supported. Use PER_HOST_V1 (True, the default) or PER_HOST_V2."
+        )
+    modes = (InputPipelineConfig.PER_SHARD_V1, InputPipelineConfig.PER_HOST_V1, InputPipelineConfig.PER_HOST_V2)
+    if value not in modes:
+        raise ValueError(
+            "per_host_input_for_training must be True (PER_HOST_V1), False (PER_SHARD_V1) or an "
+            f"InputPipelineConfig value PER_SHARD_V1, PER_HOST_V1 or PER_HOST_V2; got {value!r}."
+        )
+    return int(value)
+
+
+def pipeline_name(value: int) -> str:
+    """InputPipelineConfig's name for a value (for messages)."""
+    return _PIPELINE_NAMES.get(value, repr(value))
+
+
+class _Default:
+    """RunConfig's marker for 'not given' (2.15 tells an unset checkpoint interval from an explicit None)."""
+
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+USE_DEFAULT: Any = _Default()
+
+_REPLACEABLE = (
+    "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
+    "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
+    "train_distribute", "device_fn", "protocol", "eval_distribute", "experimental_distribute",
+    "experimental_max_worker_delay_secs", "session_creation_timeout_secs", "checkpoint_save_graph_def",
+    "tpu_config", "jit_compile", "num_gpus", "precision", "save_input_position",
+)
 
 
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
-    """Where checkpoints and summaries go and how often, and which hardware runs the steps.
+    """Where a run writes and how often, and which hardware runs it: tf.estimator 2.15's RunConfig and
+    TPUEstimator's (tpu_config, evaluation_master, master, cluster), plus this project's fields.
 
-    `jit_compile=True` compiles every replica step with XLA, as a TPU would: a model that trains
-    so on the CPU has static shapes and TPU-compatible ops.
-    `train_distribute`/`eval_distribute` take any tf.distribute.Strategy; `cluster` a
-    TPUClusterResolver and `master` a TPU name or address, as in TPUEstimator's RunConfig.
-    When neither save_checkpoints_steps nor save_checkpoints_secs is set, checkpoints are
-    saved every 600 seconds (tf.estimator's default) and at the end of every train().
+    Checkpoints: every 600 seconds when neither save_checkpoints_steps nor save_checkpoints_secs is
+    given; setting one clears the other; both None (or 0) disables checkpoints, as in 2.15.
+    Cluster properties (is_chief, task_type, ...) come from TF_CONFIG as in 2.15.
+    This project's fields (keyword only): `jit_compile` compiles every replica step with XLA, as a
+    TPU would; `num_gpus` picks local GPUs (None: every visible one, 0: the CPU, N: the first N);
+    `precision` is None (not set: params["precision"], else float32), "float32" or "bfloat16" (Keras's
+    mixed_bfloat16 around every model_fn call: estimators/precision.py);
+    `save_input_position` records the train stream's position in checkpoints (a resumed run replays it).
     """
 
     model_dir: str | None = None
     tf_random_seed: int | None = None
-    save_summary_steps: int = 100
-    save_checkpoints_steps: int | None = None
-    save_checkpoints_secs: float | None = None
-    keep_checkpoint_max: int = 5
-    log_step_count_steps: int = 100
-    train_distribute: tf.distribute.Strategy | None = None
-    eval_distribute: tf.distribute.Strategy | None = None
-    cluster: Any = None
-    master: str | None = None
-    tpu_config: TPUConfig = dataclasses.field(default_factory=TPUConfig)
+    save_summary_steps: int | None = 100
+    save_checkpoints_steps: int | None = USE_DEFAULT
+    save_checkpoints_secs: float | None = USE_DEFAULT
     session_config: Any = None
+    keep_checkpoint_max: int | None = 5
+    keep_checkpoint_every_n_hours: float = 10000
+    log_step_count_steps: int | None = 100
+    train_distribute: tf.distribute.Strategy | None = None
+    device_fn: Any = None
+    protocol: str | None = None
+    eval_distribute: tf.distribute.Strategy | None = None
+    experimental_distribute: Any = None
+    experimental_max_worker_delay_secs: int | None = None
+    session_creation_timeout_secs: float = 7200
+    checkpoint_save_graph_def: bool = True
+    _: dataclasses.KW_ONLY
+    tpu_config: TPUConfig = dataclasses.field(default_factory=TPUConfig)
+    evaluation_master: str | None = None
+    master: str | None = None
+    cluster: Any = None
     jit_compile: bool = False
+    num_gpus: int | None = None
+    precision: str | None = None
+    save_input_position: bool = True
 
     def __post_init__(self) -> None:
-        if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
+        info = cluster_info()
+        object.__setattr__(self, "_cluster_info", info)
+        self._resolve_model_dir(info)
+        self._resolve_checkpoint_intervals()
+        self._resolve_distribution()
+        self._resolve_masters(info)
+        self._validate()
+        self._log_ignored()
+
+    # -- resolution (2.15's rules) -----------------------------------------------------------------
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def _resolve_model_dir(self, info: ClusterInfo) -> None:
+        model_dir = self.model_dir
+        if hasattr(model_dir, "__fspath__"):
+            model_dir = os.fspath(model_dir)
+        if model_dir is not None and (not isinstance(model_dir, str) or not model_dir):
+            raise ValueError(f"model_dir must be a non-empty path (a string), got {model_dir!r}.")
+        if info.model_dir and model_dir and info.model_dir != model_dir:
+            raise ValueError(
+                f"RunConfig(model_dir={model_dir!r}) differs from TF_CONFIG's model_dir {info.model_dir!r}; "
+                "set one of them, or the same folder in both."
+            )
+        self._set("model_dir", model_dir or info.model_dir)
+
+    def _resolve_checkpoint_intervals(self) -> None:
+        steps, secs = self.save_checkpoints_steps, self.save_checkpoints_secs
+        if steps is USE_DEFAULT and secs is USE_DEFAULT:
+            steps, secs = None, 600
+        elif secs is USE_DEFAULT:
+            secs = None
+        elif steps is USE_DEFAULT:
+            steps = None
+        elif steps is not None and secs is not None:
             raise ValueError(
                 "Set at most one of save_checkpoints_steps and save_checkpoints_secs "
-                f"(got {self.save_checkpoints_steps!r} and {self.save_checkpoints_secs!r})."
+                f"(got {steps!r} and {secs!r})."
             )
-        _check_positive("save_checkpoints_steps", self.save_checkpoints_steps)
-        _check_positive("save_checkpoints_secs", self.save_checkpoints_secs)
-        _check_positive("save_summary_steps", self.save_summary_steps)
-        _check_positive("log_step_count_steps", self.log_step_count_steps)
-        if not isinstance(self.keep_checkpoint_max, int) or self.keep_checkpoint_max < 0:
-            raise ValueError(f"keep_checkpoint_max must be an integer >= 0, got {self.keep_checkpoint_max!r}.")
+        _check_int("save_checkpoints_steps", steps, 0)
+        _check_number("save_checkpoints_secs", secs, 0, strict=False)
+        # 2.15 saved only when one of them is non-zero: 0 disables, like None.
+        self._set("save_checkpoints_steps", steps or None)
+        self._set("save_checkpoints_secs", secs or None)
+
+    def _resolve_distribution(self) -> None:
+        distribute = self.experimental_distribute
+        if distribute is None:
+            return
+        if getattr(distribute, "remote_cluster", None):
+            raise ValueError("experimental_distribute.remote_cluster (a standalone client) is not supported; "
+                             "run the same program on every worker with TF_CONFIG set instead.")
+        for name in ("train_distribute", "eval_distribute"):
+            value = getattr(distribute, name, None)
+            if value is not None:
+                if getattr(self, name) is not None and getattr(self, name) is not value:
+                    raise ValueError(f"Set either {name} or experimental_distribute.{name}, not both.")
+                self._set(name, value)
+
+    def _resolve_masters(self, info: ClusterInfo) -> None:
+        master, cluster = self.master, self.cluster
+        if cluster is not None:
+            try:
+                cluster_master = cluster.master()
+            except Exception:  # a resolver that cannot name its master yet: resolution reports it later
+                cluster_master = None
+            if master is not None and master != cluster_master:
+                raise ValueError(f"Set either master ({master!r}) or cluster, not both: the cluster names the master.")
+            master = cluster_master if cluster_master is not None else master
+        elif master is None:
+            master = info.master
+        self._set("master", master)
+        if self.evaluation_master is None:
+            evaluation_master = info.evaluation_master
+            if not evaluation_master and info.task_type != EVALUATOR:
+                evaluation_master = master
+            self._set("evaluation_master", evaluation_master)
+
+    # -- validation ---------------------------------------------------------------------------------
+    def _validate(self) -> None:
+        if self.tf_random_seed is not None and not _is_int(self.tf_random_seed):
+            raise ValueError(f"tf_random_seed must be an integer, got {self.tf_random_seed!r}.")
+        _check_int("save_summary_steps", self.save_summary_steps, 0)
+        _check_int("log_step_count_steps", self.log_step_count_steps, 1)
+        _check_int("keep_checkpoint_max", self.keep_checkpoint_max, 0)
+        if self.keep_checkpoint_max is None:
+            self._set("keep_checkpoint_max", 0)  # 2.15: None or 0 keeps every checkpoint
+        _check_number("keep_checkpoint_every_n_hours", self.keep_checkpoint_every_n_hours, 0, strict=True,
+                      allow_none=False)
+        _check_number("session_creation_timeout_secs", self.session_creation_timeout_secs, 0, strict=True,
+                      allow_none=False)
+        _check_int("experimental_max_worker_delay_secs", self.experimental_max_worker_delay_secs, 0)
+        if self.session_config is not None and not isinstance(self.session_config, tf.compat.v1.ConfigProto):
+            raise ValueError("session_config must be a tf.compat.v1.ConfigProto, got "
+                             f"{type(self.session_config).__name__}.")
+        if self.device_fn is not None and (not callable(self.device_fn) or _arg_names(self.device_fn) != ["op"]):
+            raise ValueError("device_fn must be callable with exactly one argument named `op`.")
+        if self.protocol not in (None, "grpc", "grpc+verbs"):
+            raise ValueError(f"protocol must be None, 'grpc' or 'grpc+verbs', got {self.protocol!r}.")
         if not isinstance(self.tpu_config, TPUConfig):
             raise ValueError(f"tpu_config must be a TPUConfig, got {type(self.tpu_config).__name__}.")
         for name in ("train_distribute", "eval_distribute"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, tf.distribute.Strategy):
                 raise ValueError(f"{name} must be a tf.distribute.Strategy, got {type(value).__name__}.")
+        for name in ("jit_compile", "save_input_position"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+        self._validate_devices()
 
+    def _validate_devices(self) -> None:
+        if self.num_gpus is not None:
+            if not _is_int(self.num_gpus) or self.num_gpus < 0:
+                raise ValueError(f"num_gpus must be None (every visible GPU), 0 (the CPU) or a positive integer, "
+                                 f"got {self.num_gpus!r}.")
+            if self.train_distribute is not None:
+                raise ValueError(f"Set either num_gpus ({self.num_gpus}) or train_distribute, not both: "
+                                 "train_distribute already names the devices.")
+        precision_policy.checked(self.precision, "RunConfig(precision)")
+
+    def _log_ignored(self) -> None:
+        if self.session_config is not None:
+            log_ignored("RunConfig(session_config=...)", "TF2 has no sessions. Use tf.config.threading (thread "
+                        "pools), tf.config.experimental.set_memory_growth (GPU memory) and "
+                        "tf.config.set_soft_device_placement instead.")
+        if self.keep_checkpoint_every_n_hours != 10000:
+            log_ignored("RunConfig(keep_checkpoint_every_n_hours=...)", "only the newest keep_checkpoint_max "
+                        "checkpoints are kept; older ones are not kept by age.")
+        if self.device_fn is not None:
+            log_ignored("RunConfig(device_fn=...)", "TF2 places ops through tf.distribute; choose devices with "
+                        "train_distribute/eval_distribute or num_gpus.")
+        if self.protocol is not None:
+            log_ignored("RunConfig(protocol=...)", "the engine starts no TF1 servers; tf.distribute uses gRPC.")
+        if self.experimental_max_worker_delay_secs is not None:
+            log_ignored("RunConfig(experimental_max_worker_delay_secs=...)", "workers start together: "
+                        "MultiWorkerMirroredStrategy trains synchronously.")
+        if self.session_creation_timeout_secs != 7200:
+            log_ignored("RunConfig(session_creation_timeout_secs=...)", "TF2 has no sessions to create.")
+
+    # -- 2.15's properties ------------------------------------------------------------------------------
     @property
     def checkpoint_every_secs(self) -> float | None:
-        """Seconds between time-based checkpoints, or None when saving by steps."""
+        """Seconds between time-based checkpoints: None when saving by steps, math.inf when checkpoints are disabled."""
         if self.save_checkpoints_steps is not None:
             return None
-        return self.save_checkpoints_secs if self.save_checkpoints_secs is not None else 600.0
+        return self.save_checkpoints_secs if self.save_checkpoints_secs is not None else math.inf
+
+    @property
+    def saves_checkpoints(self) -> bool:
+        """False when both intervals are None or 0: 2.15 then wrote no checkpoint at all, not even at the end."""
+        return self.save_checkpoints_steps is not None or self.save_checkpoints_secs is not None
+
+    @property
+    def cluster_spec(self) -> tf.train.ClusterSpec:
+        return self._cluster_info.cluster_spec
+
+    @property
+    def task_type(self) -> str:
+        return self._cluster_info.task_type
+
+    @property
+    def task_id(self) -> int:
+        return self._cluster_info.task_id
+
+    @property
+    def is_chief(self) -> bool:
+        return self._cluster_info.is_chief
+
+    @property
+    def num_worker_replicas(self) -> int:
+        return self._cluster_info.num_worker_replicas
+
+    @property
+    def num_ps_replicas(self) -> int:
+        return self._cluster_info.num_ps_replicas
+
+    @property
+    def global_id_in_cluster(self) -> int | None:
+        return self._cluster_info.global_id_in_cluster
+
+    @property
+    def service(self) -> dict | None:
+        return self._cluster_info.service
 
     def replace(self, **kwargs: Any) -> RunConfig:
-        """A copy with some fields changed (as tf.estimator.RunConfig.replace)."""
+        """A copy with some settings changed, as 2.15's RunConfig.replace.
+
+        Only 2.15's replaceable settings (plus tpu_config and this project's fields) may change;
+        giving one checkpoint interval clears the other.
+        """
+        unknown = sorted(set(kwargs) - set(_REPLACEABLE))
+        if unknown:
+            raise ValueError(f"Replacing {', '.join(unknown)} is not supported. Allowed: {', '.join(_REPLACEABLE)}.")
+        steps_given, secs_given = "save_checkpoints_steps" in kwargs, "save_checkpoints_secs" in kwargs
+        if steps_given and not secs_given and kwargs["save_checkpoints_steps"] is not None:
+            kwargs["save_checkpoints_secs"] = None
+        if secs_given and not steps_given and kwargs["save_checkpoints_secs"] is not None:
+            kwargs["save_checkpoints_steps"] = None
         return dataclasses.replace(self, **kwargs)
+
+
+def _arg_names(fn: Any) -> list[str]:
+    try:
+        return [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        return []

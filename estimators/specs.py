@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from estimators.mode_keys import ModeKeys
 from estimators.training.hooks import Hook, checked_hooks
+from estimators.training.host_call import validate_host_call
 
 
 class EstimatorSpec(NamedTuple):
@@ -56,7 +57,6 @@ _UNSUPPORTED = {
     "prediction_hooks": "hooks for predict(), which runs no hooks (hooks are called between training loops)",
     "scaffold": "a tf.compat.v1 Scaffold (sessions); warm starts go in warm_start_from=WarmStartSettings(...)",
     "scaffold_fn": "a tf.compat.v1 Scaffold (sessions); warm starts go in warm_start_from=WarmStartSettings(...)",
-    "host_call": "a host_call (write tf.summary in model_fn instead)",
 }
 
 
@@ -90,6 +90,8 @@ def validate_spec(spec: Any, mode: str) -> EstimatorSpec | TPUEstimatorSpec:
         raise ValueError(
             f"model_fn's loss must be a scalar (the mean over this replica's batch), got shape {spec.loss.shape}."
         )  # tf.estimator took any one-element loss ([1], [1, 1]) as that scalar
+    if isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
+        validate_host_call(spec.host_call)
     if isinstance(spec, TPUEstimatorSpec) and spec.eval_metrics is not None:
         metrics = spec.eval_metrics
         if not (isinstance(metrics, (tuple, list)) and len(metrics) == 2 and callable(metrics[0])):

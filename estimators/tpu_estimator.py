@@ -1,27 +1,48 @@
-"""TPUEstimator: global batch sizes split per replica, per-pipeline input, static-shape programs."""
+"""TPUEstimator: TPUEstimator 2.15's constructor, params and input deployments on tf.distribute.
+
+model_fn gets params['batch_size'] (per replica), params['use_tpu'] (whether this call runs on a
+TPU) and params['context'] (a TPUContext); input_fn gets params['batch_size'] as the input
+deployment says (the host batch by default, PER_HOST_V1) and params['context'], never 'use_tpu'.
+Programs are always built with static shapes, so a model that runs here compiles for a TPU.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import enum
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import tensorflow as tf
 
-from estimators.distribute.inputs import make_dataset_fn, per_replica_batch_size
-from estimators.distribute.strategy import local_strategy
+from estimators.compat.ignored_settings import log_ignored
+from estimators.compat.tpu_context import TPUContext
+from estimators.distribute.inputs import InputDeployment, make_dataset_fn, per_replica_batch_size
+from estimators.distribute.strategy import local_strategy, num_input_hosts, resolve_strategy
 from estimators.estimator import Estimator
 from estimators.mode_keys import ModeKeys
-from estimators.run_config import RunConfig
+from estimators.run_config import InputPipelineConfig, RunConfig, pipeline_name
 from estimators.runtime.state import Runtime
 
 _BATCH_ARGS = {ModeKeys.TRAIN: "train_batch_size", ModeKeys.EVAL: "eval_batch_size",
                ModeKeys.PREDICT: "predict_batch_size"}
+_RESERVED_PARAMS = ("batch_size", "context")
+_CPU_EVAL, _TPU_EVAL = "cpu_eval", "tpu_eval"
+
+
+class ExportSavedModelApiVersion(enum.Enum):
+    """TPUEstimator's export_saved_model_api_version (it shaped only the TPU serving graph, not written here)."""
+
+    V1 = 1
+    V2 = 2
 
 
 class TPUEstimator(Estimator):
-    """Estimator with TPUEstimator's contract: input_fn(params) gets the per-replica batch.
+    """Estimator with TPUEstimator 2.15's contract, on a TPU (use_tpu=True) or local GPUs/CPU.
 
-    Runs on a TPU with use_tpu=True, else on local GPUs/CPU (or the configured strategy), always
-    with static shapes, so a model that runs here compiles for a TPU.
+    With use_tpu=True, training and prediction run on the TPU and evaluation too unless
+    eval_on_tpu=False (then on the GPUs RunConfig.num_gpus picks, or the CPU). With use_tpu=False
+    everything runs on the configured strategy or local devices.
     """
 
     _static_shapes = True
@@ -29,41 +50,93 @@ class TPUEstimator(Estimator):
     def __init__(self, model_fn: Callable | None = None, model_dir: str | None = None,
                  config: RunConfig | None = None, params: dict | None = None, use_tpu: bool = True,
                  train_batch_size: int | None = None, eval_batch_size: int | None = None,
-                 predict_batch_size: int | None = None, batch_axis=None, eval_on_tpu: bool = True,
-                 export_to_tpu: bool = True, export_to_cpu: bool = True, warm_start_from: str | None = None,
-                 embedding_config_spec=None, export_saved_model_api_version=None):
-        if params and "batch_size" in params:
-            raise ValueError(
-                "params['batch_size'] is reserved: TPUEstimator sets it to the per-replica batch. "
-                "Pass train_batch_size/eval_batch_size/predict_batch_size instead."
-            )
+                 predict_batch_size: int | None = None, batch_axis: Any = None, eval_on_tpu: bool = True,
+                 export_to_tpu: bool = True, export_to_cpu: bool = True, warm_start_from: Any = None,
+                 embedding_config_spec: Any = None,
+                 export_saved_model_api_version: Any = ExportSavedModelApiVersion.V1):
+        for key in _RESERVED_PARAMS:
+            if key in (params or {}):
+                raise ValueError(
+                    f"params['{key}'] is reserved: TPUEstimator sets params['batch_size'] (pass train_batch_size/"
+                    "eval_batch_size/predict_batch_size instead) and params['context']."
+                )
         if embedding_config_spec is not None:
             raise ValueError("embedding_config_spec (TPU embeddings) is not supported; use keras_rs instead.")
-        if batch_axis is not None:
-            raise ValueError("batch_axis is not supported: batches are split along their first dimension.")
-        self._use_tpu = bool(use_tpu)
-        super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
-        self._eval_on_tpu = bool(eval_on_tpu)
         self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
                              ModeKeys.PREDICT: predict_batch_size}
         for mode, size in self._batch_sizes.items():
             if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
                 raise ValueError(f"{_BATCH_ARGS[mode]} must be a positive integer, got {size!r}.")
+        if use_tpu and train_batch_size is None:
+            raise ValueError("TPUEstimator(use_tpu=True) needs train_batch_size (the global batch).")
+        if export_saved_model_api_version not in (1, 2, *ExportSavedModelApiVersion):
+            raise ValueError(f"export_saved_model_api_version must be 1 or 2, got {export_saved_model_api_version!r}.")
+        self._use_tpu = bool(use_tpu)
+        self._eval_on_tpu = bool(eval_on_tpu)
+        self._export_to_tpu, self._export_to_cpu = bool(export_to_tpu), bool(export_to_cpu)
+        super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
+        _check_batch_axis(batch_axis, self._config.tpu_config.per_host_input_for_training)
+
+    # -- where each mode runs ---------------------------------------------------------------------------
+    def _running_on_cpu(self, mode: str) -> bool:
+        """2.15's rule: off the TPU with use_tpu=False, and for evaluation with eval_on_tpu=False."""
+        return not self._use_tpu or (mode == ModeKeys.EVAL and not self._eval_on_tpu)
 
     def _strategy(self, mode: str) -> tf.distribute.Strategy:
-        if mode != ModeKeys.TRAIN and self._use_tpu and not self._eval_on_tpu and self._config.eval_distribute is None:
-            return self._strategies.setdefault("cpu_eval", local_strategy())
-        return super()._strategy(mode)
+        """The strategy for `mode`, made once (evaluation may run elsewhere: eval_on_tpu, eval_distribute,
+        evaluation_master); RunConfig.num_gpus picks the local devices."""
+        config = self._config
+        if mode == ModeKeys.EVAL and self._use_tpu and not self._eval_on_tpu:
+            key, make = _CPU_EVAL, lambda: config.eval_distribute or local_strategy(config.num_gpus)
+        elif mode != ModeKeys.TRAIN and config.eval_distribute is not None:
+            key, make = ModeKeys.EVAL, lambda: config.eval_distribute
+        elif (mode == ModeKeys.EVAL and self._use_tpu and config.cluster is None and config.train_distribute is None
+              and config.evaluation_master != config.master):
+            key, make = _TPU_EVAL, lambda: resolve_strategy(True, None, None, config.evaluation_master)
+        else:
+            key, make = ModeKeys.TRAIN, lambda: resolve_strategy(
+                self._use_tpu, config.train_distribute, config.cluster, config.master, num_gpus=config.num_gpus)
+        if key not in self._strategies:
+            self._strategies[key] = make()
+            self._check_num_shards(self._strategies[key], mode)
+        return self._strategies[key]
 
+    def _check_num_shards(self, strategy: tf.distribute.Strategy, mode: str) -> None:
+        num_shards = self._config.tpu_config.num_shards
+        replicas = strategy.num_replicas_in_sync
+        if num_shards is None or num_shards == replicas:
+            return
+        if not self._running_on_cpu(mode):
+            raise ValueError(
+                f"TPUConfig(num_shards={num_shards}) does not match the {replicas} replicas (TPU cores) this "
+                f"{mode} runs on; set num_shards={replicas} or leave it None (it is read from the TPU)."
+            )
+        log_ignored("TPUConfig(num_shards=...)", f"it is checked only on a TPU; this {mode} runs off the TPU on "
+                    f"{replicas} replica(s), not {num_shards}.")
+
+    # -- params and input ---------------------------------------------------------------------------------
     def _params_for_model_fn(self, params: dict, batch_size: int | None) -> dict:
-        """TPUEstimator's model_fn params: the per-replica params['batch_size'] and params['use_tpu']."""
-        params = dict(params, use_tpu=self._use_tpu)
+        """model_fn's params: per-replica 'batch_size', 'use_tpu' (this call runs on a TPU) and, on a TPU, 'context'.
+
+        Called inside the replica function, so the current strategy is the one running model_fn;
+        evaluation with eval_on_tpu=False is the one call off the TPU that use_tpu=True makes.
+        """
+        strategy = tf.distribute.get_strategy()
+        on_cpu = not self._use_tpu or strategy is self._strategies.get(_CPU_EVAL)
+        params = dict(params, use_tpu=not on_cpu)
+        if not on_cpu:  # 2.15 gave model_fn params['context'] only on the TPU (tpu_estimator.py _call_model_fn)
+            params["context"] = TPUContext(num_replicas=strategy.num_replicas_in_sync,
+                                           num_hosts=num_input_hosts(strategy), running_on_cpu=False,
+                                           from_input_fn=False)
         if batch_size is not None:
             params["batch_size"] = batch_size
         return params
 
     def _input_elements_per_step(self, runtime: Runtime) -> int:
-        """Each step takes one per-replica batch per local replica from this host's input pipeline."""
+        """Elements one step takes from each input_fn dataset: one host batch (PER_HOST_V1), one per-replica
+        batch per call (PER_SHARD_V1), or one per-replica batch per local replica (PER_HOST_V2)."""
+        if self._config.tpu_config.per_host_input_for_training != InputPipelineConfig.PER_HOST_V2:
+            return 1
         extended = runtime.strategy.extended
         per_host = getattr(extended, "num_replicas_per_host", None)  # TPUStrategy: worker_devices spans all hosts
         if per_host:
@@ -83,10 +156,49 @@ class TPUEstimator(Estimator):
         return per_replica_batch_size(self._global_batch_size(mode), runtime.num_replicas, _BATCH_ARGS[mode])
 
     def _distributed_dataset(self, runtime: Runtime, input_fn: Callable, mode: str):
-        batch_size = self._model_fn_batch_size(mode, runtime)
-
-        dataset_fn = make_dataset_fn(input_fn, self._input_params(), self._config, batch_size, mode, static=True)
+        self._model_fn_batch_size(mode, runtime)  # one clear error when the global batch does not divide
+        deployment = InputDeployment.for_mode(self._config.tpu_config, mode, self._running_on_cpu(mode))
+        dataset_fn = make_dataset_fn(input_fn, self._input_params(), self._config, self._global_batch_size(mode),
+                                     mode, static=True, deployment=deployment)
         return runtime.strategy.distribute_datasets_from_function(dataset_fn)
+
+    def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Callable,
+                           assets_extra: dict | None = None, as_text: bool = False,
+                           checkpoint_path: str | None = None, experimental_mode: str = ModeKeys.PREDICT) -> bytes:
+        """The CPU serving SavedModel (tag 'serve'); model_fn gets params['use_tpu'] False, as 2.15's CPU graph."""
+        if not self._export_to_cpu:
+            raise ValueError(
+                "export_to_cpu=False asks for a TPU-only SavedModel, which is not written here (a TF2 SavedModel "
+                "serves on TPUs by loading it under TPUStrategy). Set export_to_cpu=True."
+            )
+        if self._export_to_tpu:
+            log_ignored("TPUEstimator(export_to_tpu=True)", "only the CPU serving graph (tag 'serve') is "
+                        "exported; 2.15 also wrote a 'serve,tpu' graph. Set export_to_tpu=False to silence this.")
+        with self._export_params():
+            return super().export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra=assets_extra,
+                                              as_text=as_text, checkpoint_path=checkpoint_path,
+                                              experimental_mode=experimental_mode)
+
+    @contextlib.contextmanager
+    def _export_params(self) -> Iterator[None]:
+        """During an export model_fn sees params['use_tpu']=False and no batch size or context (2.15's CPU graph)."""
+        params = self._params
+        self._params = dict(params, use_tpu=False)
+        try:
+            yield
+        finally:
+            self._params = params
+
+
+def _check_batch_axis(batch_axis: Any, pipeline: int) -> None:
+    """2.15 split PER_HOST_V1 batches along batch_axis and ignored it otherwise; only axis 0 is split here."""
+    if batch_axis is None or all(axis == 0 for axis in tf.nest.flatten(batch_axis)):
+        return
+    if pipeline == InputPipelineConfig.PER_HOST_V1:
+        raise ValueError(f"batch_axis={batch_axis!r} is not supported: host batches are split along their first "
+                         "axis. Put the batch first in input_fn's tensors, or leave batch_axis None.")
+    log_ignored("TPUEstimator(batch_axis=...)", f"per_host_input_for_training={pipeline_name(pipeline)} gives "
+                "input_fn per-replica batches, which are not split (2.15 ignored it there too).")
 
 
 def mode_verb(mode: str) -> str:

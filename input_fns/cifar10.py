@@ -169,8 +169,8 @@ def _missing_message(split: str, tried: list[str]) -> str:
         f"CIFAR-10 {split} batches not found. Looked for {file_names(split, 'bin')} "
         f"or {file_names(split, 'py')} in: {', '.join(tried)}.\n"
         "Pass --data_dir=/path/to (a dir holding the batches or a cifar-10-batches-bin / "
-        "cifar-10-batches-py subdir, from https://www.cs.toronto.edu/~kriz/cifar.html), "
-        "or pass the option download=True while online."
+        "cifar-10-batches-py subdir): download cifar-10-binary.tar.gz or cifar-10-python.tar.gz from "
+        "https://www.cs.toronto.edu/~kriz/cifar.html and unpack it there."
     )
 
 

@@ -124,22 +124,21 @@ def _download(split: str, tried: list[str], data_dir: str | None) -> tuple[str, 
 
 
 def _missing_message(split: str, tried: list[str], data_dir: str | None = None) -> str:
+    """Two lines: what is missing where, then the ways to fix it."""
     names = " and ".join(f"{n}[.gz]" for n in file_names(split))
     if data_dir:
         return (
             f"Fashion-MNIST {split} files ({names}) not found in --data_dir={data_dir} "
             f"(looked in: {', '.join(tried)}).\n"
-            "Fix with one of:\n"
-            "  1. pass --data_dir=/path/to/dir holding the IDX files;\n"
-            f"  2. leave --data_dir out to use {SYSTEM_DIR} (sudo apt-get install dataset-fashion-mnist) "
-            f"or the Keras cache ({keras_cache_dir()}), downloading there when online."
+            "Fix: pass --data_dir=/path/to/dir holding the IDX files, or leave --data_dir out to use "
+            f"{SYSTEM_DIR} (sudo apt-get install dataset-fashion-mnist) or the Keras cache ({keras_cache_dir()}), "
+            "downloading there when online."
         )
     return (
         f"Fashion-MNIST {split} files ({names}) not found in: {', '.join(tried)}.\n"
-        "Fix with one of:\n"
-        "  1. pass --data_dir=/path/to/dir holding the IDX files;\n"
-        f"  2. sudo apt-get install dataset-fashion-mnist (installs them into {SYSTEM_DIR});\n"
-        f"  3. run once with internet access to populate the Keras cache ({keras_cache_dir()})."
+        "Fix: pass --data_dir=/path/to/dir holding the IDX files, or sudo apt-get install dataset-fashion-mnist "
+        f"(installs them into {SYSTEM_DIR}), or run once with internet access to fill the Keras cache "
+        f"({keras_cache_dir()})."
     )
 
 

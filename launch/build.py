@@ -14,16 +14,19 @@ from model_fns import ModelInfo
 
 
 def start_run(settings: Settings, model: ModelInfo, flag_lines: list[str]) -> Run:
-    """Everything before the mode runs: checks, what the run is (logged), flags.txt, seed, the estimator."""
+    """Everything before the mode runs: checks, what the run is (logged), seed, the estimator.
+
+    Nothing is written here: flags.txt goes to model_dir with the run's first checkpoint.
+    """
     if settings.plot:
         plots.require_matplotlib()
     dataset = build_dataset(settings.dataset, model)
     # Before the seed is set: the parameter count builds the network once on the side.
     run_info.describe(settings, model, dataset)
-    flags_file.write_flags_file(settings.model_dir, flag_lines, settings.mode)
     if settings.seed is not None:
         keras.utils.set_random_seed(settings.seed)
-    return Run(settings, build_estimator(settings, model), dataset)
+    listener = flags_file.FlagsFileListener(settings.model_dir, flag_lines, settings.mode)
+    return Run(settings, build_estimator(settings, model), dataset, (listener,))
 
 
 def build_dataset(name: str, model: ModelInfo) -> DatasetSource:
@@ -33,17 +36,25 @@ def build_dataset(name: str, model: ModelInfo) -> DatasetSource:
     return get_dataset(name)
 
 
+def _steps_or(loop: int | str, default: int) -> int:
+    """A loop's step count, or `default` for a duration-sized loop (its summaries and logs go by steps)."""
+    return loop if isinstance(loop, int) else default
+
+
 def build_estimator(settings: Settings, model: ModelInfo) -> TPUEstimator:
     """The TPUEstimator for these settings (TPU when use_tpu, else local GPUs or the CPU)."""
+    loop = settings.loop_size()
     config = RunConfig(
         model_dir=settings.model_dir,
         master=settings.tpu if settings.use_tpu else None,
+        num_gpus=settings.num_gpus,
+        precision=settings.precision,
         tf_random_seed=settings.seed,
         save_checkpoints_steps=settings.save_checkpoints_steps,
         keep_checkpoint_max=settings.keep_checkpoint_max,
-        log_step_count_steps=settings.iterations_per_loop,
-        save_summary_steps=settings.iterations_per_loop,
-        tpu_config=TPUConfig(iterations_per_loop=settings.iterations_per_loop),
+        log_step_count_steps=_steps_or(loop, 100),
+        save_summary_steps=_steps_or(loop, 100),
+        tpu_config=TPUConfig(iterations_per_loop=loop),
     )
     return TPUEstimator(
         model_fn=model.model_fn,

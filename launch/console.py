@@ -19,6 +19,7 @@ import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 
+USAGE = 2  # exit status for a command line that is wrong whatever the machine (as argparse and absl's UsageError)
 DEBUG = 1  # absl's verbosity for DEBUG: from here on everything TensorFlow says is shown
 _VERBOSITY_NAMES = ("v", "verbosity")
 _NOISY_MODULES = r"(tensorflow|keras|tf_keras|absl|google\.protobuf)(\.|$)"
@@ -84,6 +85,27 @@ def quiet_tensorflow_startup(argv: Sequence[str]) -> None:
         sys.stderr.write(text.decode(errors="replace"))
 
 
+def require_tensorflow() -> None:
+    """Exits with one line (status 1) naming the fix when TensorFlow is missing or too old."""
+    try:
+        from estimators._tf_check import require_tensorflow as check  # the package's __init__ checks too
+
+        check()
+    except ImportError as err:
+        sys.exit(f"error: {err}")
+
+
+def parse_flags_or_exit(argv: list[str]) -> list[str]:
+    """absl's flag parsing, but a bad flag is one line and exit status 2 (absl's own exits 1)."""
+    from absl import flags
+
+    try:
+        return flags.FLAGS(argv)
+    except flags.Error as err:
+        sys.stderr.write(f"error: {err}\n(python main.py --helpshort lists the flags and their values)\n")
+        sys.exit(USAGE)
+
+
 class _PlainFormatter(logging.Formatter):
     """INFO as the bare message; warnings and errors prefixed with their level."""
 
@@ -144,10 +166,28 @@ def user_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that are the user's to fix: reported as one line, not a traceback (below --verbosity=1)."""
     import tensorflow as tf
 
-    return ValueError, RuntimeError, OSError, FloatingPointError, tf.errors.OpError
+    return ValueError, TypeError, RuntimeError, OSError, FloatingPointError, tf.errors.OpError
 
 
 def error_line(err: BaseException) -> str:
-    """"error: <message>" for sys.exit, which prints it once to stderr."""
+    """"error: <message>" for sys.exit, which prints it once to stderr.
+
+    TensorFlow's op errors carry a "Detected at node ... defined at" listing of Python frames after
+    their first line: only the lines saying what went wrong are kept (--verbosity=1 shows everything).
+    """
     message = getattr(err, "message", None) or str(err) or type(err).__name__
+    if message.startswith("in user code:"):  # autograph's listing of model_fn frames, then "Type: message"
+        last = [line.strip() for line in message.splitlines() if line.strip()][-1]
+        message = last.removeprefix(f"{type(err).__name__}: ") + " (--verbosity=1 shows where)"
+    elif _is_op_error(err):
+        lines = [line.strip() for line in message.splitlines() if line.strip()]
+        useful = [line for line in lines if not line.startswith(("Detected at node", "File ", "Graph execution error"))
+                  and not line.startswith("[[") and "defined at (most recent call last)" not in line]
+        message = " ".join(useful[:2]) or lines[0]
+        message += " (--verbosity=1 shows where)"
     return f"error: {message}"
+
+
+def _is_op_error(err: BaseException) -> bool:
+    tf = sys.modules.get("tensorflow")
+    return tf is not None and isinstance(err, tf.errors.OpError)

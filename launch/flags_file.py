@@ -8,6 +8,8 @@ import os
 import tensorflow as tf
 from absl import flags
 
+from estimators import SavingListener
+
 FILE_NAME = "flags.txt"
 WRITTEN_BY = ("train", "train_and_evaluate")  # runs that change the model; others only read it
 
@@ -31,3 +33,15 @@ def write_flags_file(model_dir: str, lines: list[str], mode: str) -> str | None:
         f.write(text)
     tf.io.gfile.rename(partial, path, overwrite=True)
     return path
+
+
+class FlagsFileListener(SavingListener):
+    """Writes flags.txt with the run's first checkpoint: a run that fails before one leaves model_dir as it was."""
+
+    def __init__(self, model_dir: str, lines: list[str], mode: str):
+        self._args: tuple | None = (model_dir, lines, mode)
+
+    def after_save(self, step: int, path: str | None) -> None:
+        if path is not None and self._args is not None:
+            write_flags_file(*self._args)
+            self._args = None

@@ -29,6 +29,7 @@ class Run:
     settings: Settings
     estimator: TPUEstimator
     dataset: DatasetSource
+    saving_listeners: tuple = ()  # train() and train_and_evaluate's (flags.txt with the first checkpoint)
 
     def input_fn(self, mode: str):
         """The dataset's input_fn, logging at its first call the replicas and batch it was asked for."""
@@ -46,7 +47,8 @@ def _require_trained(run: Run) -> None:
 
 
 def train(run: Run) -> dict:
-    run.estimator.train(run.input_fn("train"), max_steps=run.settings.train_steps)
+    run.estimator.train(run.input_fn("train"), max_steps=run.settings.train_steps,
+                        saving_listeners=list(run.saving_listeners))
     return {"global_step": int(run.estimator.get_variable_value("global_step"))}
 
 
@@ -61,7 +63,7 @@ def evaluate(run: Run) -> dict:
 def train_then_evaluate(run: Run) -> dict:
     result, _ = train_and_evaluate(
         run.estimator,
-        TrainSpec(run.input_fn("train"), max_steps=run.settings.train_steps),
+        TrainSpec(run.input_fn("train"), max_steps=run.settings.train_steps, saving_listeners=run.saving_listeners),
         EvalSpec(run.input_fn("eval"), steps=run.settings.eval_steps, throttle_secs=0),  # every checkpoint
     )
     if run.settings.plot:

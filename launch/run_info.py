@@ -57,7 +57,10 @@ def data_files(settings: Settings, dataset: DatasetSource) -> dict[str, tuple[st
 
 
 def _checkpoint_state(model_dir: str) -> str:
-    path = tf.train.latest_checkpoint(model_dir) if tf.io.gfile.isdir(model_dir) else None
+    try:
+        path = tf.train.latest_checkpoint(model_dir) if tf.io.gfile.isdir(model_dir) else None
+    except (ValueError, UnicodeDecodeError, tf.errors.OpError) as err:  # a damaged `checkpoint` state file
+        return f"its checkpoint state file is unreadable ({type(err).__name__}); the newest complete checkpoint is used"
     if not path:
         return "no checkpoint yet"
     step = path.rsplit("-", 1)[-1]

@@ -7,7 +7,15 @@ import os
 
 from absl import logging
 
+from estimators.training import iterations
+
 PLOT_MODES = ("predict", "evaluate", "train_and_evaluate")
+DEFAULT_TPU_LOOP = 100
+DEFAULT_LOCAL_LOOP = "30s"
+
+
+class UsageError(ValueError):
+    """The settings contradict each other or name a bad value, whatever the machine: main.py exits 2."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,12 +29,13 @@ class Settings:
     mode: str = "train"
     use_tpu: bool = False
     tpu: str | None = None
+    num_gpus: int | None = None
     train_steps: int = 600
     eval_steps: int | None = None
     train_batch_size: int = 1024
     eval_batch_size: int = 1000
     predict_batch_size: int = 128
-    iterations_per_loop: int = 100
+    iterations_per_loop: int | str | None = None  # None: 100 on a TPU, "30s" elsewhere
     precision: str = "float32"
     learning_rate: float | None = None
     lr_schedule: str | None = None
@@ -45,7 +54,7 @@ class Settings:
         self._check()
         dataset = self.dataset or default_dataset
         if dataset == "synthetic" and self.data_dir is not None:
-            raise ValueError("--data_dir has no effect with --dataset=synthetic (its images are generated); "
+            raise UsageError("--data_dir has no effect with --dataset=synthetic (its images are generated); "
                              "leave it out.")
         model_dir = self.model_dir
         if not model_dir:
@@ -54,24 +63,41 @@ class Settings:
                 logging.info("No --model_dir given; checkpoints go to %s", os.path.abspath(model_dir))
         export_dir = self.export_dir or os.path.join(model_dir, "export")
         tpu = (self.tpu or "local") if self.use_tpu else self.tpu
-        return dataclasses.replace(self, dataset=dataset, model_dir=model_dir, export_dir=export_dir, tpu=tpu)
+        return dataclasses.replace(self, dataset=dataset, model_dir=model_dir, export_dir=export_dir, tpu=tpu,
+                                   iterations_per_loop=self.loop_size())
+
+    def loop_size(self) -> int | str:
+        """--iterations_per_loop as TPUConfig takes it: a step count, or a duration; the default by hardware.
+
+        A TPU runs 100 fast steps a loop (TPUEstimator's usual); on the CPU or GPUs a step can take
+        seconds, so loops are sized to about 30 s and something is printed at least that often.
+        """
+        value = self.iterations_per_loop
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return DEFAULT_TPU_LOOP if self.use_tpu else DEFAULT_LOCAL_LOOP
+        try:
+            steps, _ = iterations.parse(value)
+        except ValueError as error:
+            raise ValueError(f"--iterations_per_loop: {error}") from None
+        return steps if steps is not None else value.strip()
 
     def _check(self) -> None:
+        if self.use_tpu and self.num_gpus is not None:
+            raise ValueError(f"--num_gpus={self.num_gpus} picks GPUs, but --use_tpu runs on the TPU; drop one of them.")
         if self.data_dir is not None and not self.data_dir.strip():
-            raise ValueError("--data_dir is empty; name the folder holding the dataset files, or leave the flag "
+            raise UsageError("--data_dir is empty; name the folder holding the dataset files, or leave the flag "
                              "out to search the usual places.")
         if self.plot is not None:
             if self.mode not in PLOT_MODES:
-                raise ValueError(f"--plot works with --mode={', '.join(PLOT_MODES)} (a confusion matrix after "
+                raise UsageError(f"--plot works with --mode={', '.join(PLOT_MODES)} (a confusion matrix after "
                                  f"evaluation, a grid of predicted images), not --mode={self.mode}.")
             if not self.plot.lower().endswith(".png"):
-                raise ValueError(f"--plot={self.plot!r}: name a .png file.")
+                raise UsageError(f"--plot={self.plot!r}: name a .png file.")
 
     def model_params(self, defaults: dict) -> dict:
         """model_fn params: the model's defaults, overridden by the flags that were set."""
         params = dict(defaults)
         params["train_steps"] = self.train_steps
-        params["precision"] = self.precision
         for name in ("learning_rate", "lr_schedule", "warmup_steps"):
             if getattr(self, name) is not None:
                 params[name] = getattr(self, name)

@@ -98,6 +98,11 @@ def classifier_spec(
         return TPUEstimatorSpec(mode, predictions=predictions(logits))
     if labels is None:
         raise ValueError(f"model_fn needs labels in mode {mode!r}.")
+    labels = tf.convert_to_tensor(labels)
+    if not labels.dtype.is_integer:  # tf.estimator's MultiClassHead refused them too: a cast would truncate 2.7 to 2
+        raise ValueError(f"labels are {labels.dtype.name}; this classifier's sparse cross-entropy needs integer class "
+                         "ids 0..num_classes-1: give the input_fn int32 labels (tf.cast(labels, tf.int32) if they "
+                         "are whole numbers).")
     labels = tf.reshape(tf.cast(labels, tf.int32), [-1])
     loss = _cross_entropy(labels, logits)
     if regularization is not None:

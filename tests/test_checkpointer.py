@@ -214,7 +214,7 @@ def _break_state_file(model_dir, how: str) -> None:
 def test_without_a_usable_state_file_the_newest_complete_checkpoint_is_found_with_a_warning(tmp_path, caplog, how):
     checkpointer = _saved(tmp_path, [5, 10, 15])
     _break_state_file(tmp_path, how)
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         assert checkpointer.latest() == str(tmp_path / "model.ckpt-15")
     assert ("is unreadable" if how == "garbage" else f"is {how}") in caplog.text
     assert "model.ckpt-15" in caplog.text
@@ -244,7 +244,7 @@ DAMAGES = ["truncated data", "empty data", "missing data", "garbage index", "tru
 def test_a_damaged_newest_checkpoint_falls_back_to_the_previous_one_with_one_warning(tmp_path, caplog, how):
     checkpointer = _saved(tmp_path, [1, 2])
     _damage(str(tmp_path / "model.ckpt-2"), how)
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         assert checkpointer.latest() == str(tmp_path / "model.ckpt-1")
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1 and "model.ckpt-2" in warnings[0] and "\n" not in warnings[0]

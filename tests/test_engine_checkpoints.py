@@ -150,3 +150,8 @@ def test_save_checkpoints_secs_saves_between_loops_once_the_time_has_passed(tmp_
     estimator.train(_four_batches(), max_steps=6)
     kept = sorted(f for f in os.listdir(tmp_path) if f.endswith(".index"))
     assert kept == ["model.ckpt-2.index", "model.ckpt-4.index", "model.ckpt-6.index"]
+
+
+def test_save_input_position_false_keeps_the_train_stream_position_out_of_checkpoints(tmp_path):
+    estimator = _estimator(tmp_path, save_input_position=False).train(_four_batches(), max_steps=1)
+    assert "estimators/input_position" not in estimator.get_variable_names()

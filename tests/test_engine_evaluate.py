@@ -1,5 +1,6 @@
 """Evaluation is exact over the whole input, uses the trained weights, and resets its metrics."""
 
+import json
 import os
 
 import keras
@@ -226,8 +227,35 @@ def test_training_logs_step_loss_and_rates_every_log_step_count_steps(tmp_path, 
     import logging
 
     x, y = m.dataset(32)
-    with caplog.at_level(logging.DEBUG):  # INFO when the progress display is off, DEBUG beside it
+    with caplog.at_level(logging.DEBUG, logger="absl"):  # INFO when the progress display is off, DEBUG beside it
         _estimator(tmp_path, iterations=2, log_step_count_steps=4).train(m.train_input_fn(x, y), max_steps=8)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("global_step = ")]
     assert [line.split(",")[0] for line in lines] == ["global_step = 4", "global_step = 8"]
     assert all("loss = " in line and "steps/sec = " in line and "examples/sec = " in line for line in lines)
+
+
+def _as_evaluator(monkeypatch, index=0):
+    tf_config = {"cluster": {"chief": ["localhost:2222"]}, "task": {"type": "evaluator", "index": index}}
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+
+
+def test_an_evaluator_task_evaluates_the_trainers_checkpoint_and_trains_nothing(tmp_path, monkeypatch):
+    x, y = m.dataset(32)
+    trained = _estimator(tmp_path, save_checkpoints_steps=3).train(m.train_input_fn(x, y), max_steps=6)
+    checkpoints = sorted(os.listdir(tmp_path))
+    _as_evaluator(monkeypatch)
+    evaluator = _estimator(tmp_path)
+    assert evaluator.config.task_type == "evaluator"
+    result, _ = train_and_evaluate(evaluator, TrainSpec(m.train_input_fn(x, y), max_steps=6),
+                                   EvalSpec(m.eval_input_fn(x, y), steps=None, start_delay_secs=0, throttle_secs=0))
+    assert result["global_step"] == 6
+    assert result["loss"] == pytest.approx(trained.evaluate(m.eval_input_fn(x, y))["loss"])
+    assert sorted(f for f in os.listdir(tmp_path) if f != "eval") == checkpoints
+
+
+def test_a_second_evaluator_task_is_refused_as_in_2_15(tmp_path, monkeypatch):
+    _as_evaluator(monkeypatch, index=1)
+    x, y = m.dataset(32)
+    with pytest.raises(ValueError, match="takes one evaluator, with index 0"):
+        train_and_evaluate(_estimator(tmp_path), TrainSpec(m.train_input_fn(x, y), max_steps=6),
+                           EvalSpec(m.eval_input_fn(x, y), start_delay_secs=0))

@@ -7,6 +7,7 @@ import pytest
 import tensorflow as tf
 
 from estimators import RunConfig, TPUConfig, TPUEstimator
+from estimators.run_config import InputPipelineConfig
 from tests import engine_models as m
 
 
@@ -110,9 +111,14 @@ def test_a_finite_train_input_ends_at_the_last_step_every_replica_has_a_batch_fo
 
 
 def test_a_resumed_pod_skips_the_batches_of_this_hosts_cores_only(tmp_path):
-    # TPUStrategy's worker_devices lists every core of every host; each host's pipeline feeds its own
-    # cores, so a resumed stream skips (steps x cores per host) batches, not (steps x all cores).
+    # TPUStrategy's worker_devices lists every core of every host; with PER_HOST_V2 each host's pipeline
+    # feeds per-core batches to its own cores, so a resumed stream skips (steps x cores per host) batches,
+    # not (steps x all cores). With PER_HOST_V1 (the default) a step takes one host batch.
     pod = SimpleNamespace(strategy=SimpleNamespace(extended=SimpleNamespace(
         num_replicas_per_host=8, worker_devices=tuple(f"/job:worker/task:{i // 8}/device:TPU:{i % 8}"
                                                       for i in range(32)))))
-    assert _estimator(tmp_path)._input_elements_per_step(pod) == 8
+    v2 = TPUConfig(iterations_per_loop=5, per_host_input_for_training=InputPipelineConfig.PER_HOST_V2)
+    estimator = TPUEstimator(m.linear_model_fn, config=RunConfig(model_dir=str(tmp_path), tpu_config=v2),
+                             use_tpu=False, train_batch_size=32)
+    assert estimator._input_elements_per_step(pod) == 8
+    assert _estimator(tmp_path / "v1")._input_elements_per_step(pod) == 1

@@ -195,15 +195,23 @@ def test_wrong_data_dir_is_an_error_naming_it_not_a_fallback(tmp_path):
                  *[f for f in TINY if not f.startswith("--dataset")])
 
 
-def test_empty_data_dir_is_an_error(tmp_path):
-    with pytest.raises(SystemExit, match="--data_dir is empty"):
-        run_main("--model=cnn", f"--model_dir={tmp_path}", "--data_dir=", "--dataset=fashion_mnist",
-                 *[f for f in TINY if not f.startswith("--dataset")])
+def _usage_exit(capsys, *argv: str) -> str:
+    """Runs main with argv, which must exit 2 (a usage error); returns what it printed to stderr."""
+    with pytest.raises(SystemExit) as raised:
+        run_main(*argv)
+    assert raised.value.code == 2
+    return capsys.readouterr().err
 
 
-def test_data_dir_with_synthetic_data_is_an_error(tmp_path):
-    with pytest.raises(SystemExit, match="--data_dir has no effect with --dataset=synthetic"):
-        run_main("--model=cnn", f"--model_dir={tmp_path}", f"--data_dir={tmp_path}", *TINY)
+def test_empty_data_dir_is_an_error(tmp_path, capsys):
+    assert "--data_dir is empty" in _usage_exit(
+        capsys, "--model=cnn", f"--model_dir={tmp_path}", "--data_dir=", "--dataset=fashion_mnist",
+        *[f for f in TINY if not f.startswith("--dataset")])
+
+
+def test_data_dir_with_synthetic_data_is_an_error(tmp_path, capsys):
+    err = _usage_exit(capsys, "--model=cnn", f"--model_dir={tmp_path}", f"--data_dir={tmp_path}", *TINY)
+    assert "--data_dir has no effect with --dataset=synthetic" in err
 
 
 def test_predict_prints_at_most_predict_limit_rows_then_a_summary(trained_cnn, capsys):
@@ -225,9 +233,9 @@ def test_plot_without_matplotlib_fails_first_naming_the_extra(trained_cnn, monke
         run_main("--model=cnn", "--mode=predict", f"--model_dir={trained_cnn}", "--plot=grid.png", *TINY)
 
 
-def test_plot_with_a_mode_that_draws_nothing_is_an_error(tmp_path):
-    with pytest.raises(SystemExit, match="--plot works with --mode=predict, evaluate, train_and_evaluate"):
-        run_main("--model=cnn", "--mode=train", f"--model_dir={tmp_path}", "--plot=x.png", *TINY)
+def test_plot_with_a_mode_that_draws_nothing_is_an_error(tmp_path, capsys):
+    err = _usage_exit(capsys, "--model=cnn", "--mode=train", f"--model_dir={tmp_path}", "--plot=x.png", *TINY)
+    assert "--plot works with --mode=predict, evaluate, train_and_evaluate" in err
 
 
 # -- what reaches the terminal ------------------------------------------------------------------

@@ -64,7 +64,7 @@ def test_a_killed_trainers_lock_is_taken_over_with_a_warning(tmp_path, caplog):
     assert done.returncode == 0, done.stderr[-2000:]
     dead_pid = int(done.stdout.split()[-1])
     assert _holder(tmp_path)["pid"] == dead_pid
-    with caplog.at_level(logging.WARNING), ModelDirLock(str(tmp_path), heartbeat_every_s=None):
+    with caplog.at_level(logging.WARNING, logger="absl"), ModelDirLock(str(tmp_path), heartbeat_every_s=None):
         assert _holder(tmp_path)["pid"] == os.getpid()
     assert f"process {dead_pid} is no longer running" in caplog.text
 
@@ -79,14 +79,15 @@ def test_a_live_trainer_on_another_host_is_refused(tmp_path):
 
 def test_a_holder_without_a_recent_heartbeat_is_taken_over_with_a_warning(tmp_path, caplog):
     _write_lock(tmp_path, age_s=700)
-    with caplog.at_level(logging.WARNING), ModelDirLock(str(tmp_path), stale_after_s=600, heartbeat_every_s=None):
+    with caplog.at_level(logging.WARNING, logger="absl"), \
+            ModelDirLock(str(tmp_path), stale_after_s=600, heartbeat_every_s=None):
         assert _holder(tmp_path)["host"] == socket.gethostname()
     assert "Taking over the trainer lock" in caplog.text and "no heartbeat for 700 s" in caplog.text
 
 
 def test_an_unreadable_lock_file_is_taken_over_with_a_warning(tmp_path, caplog):
     (tmp_path / LOCK_FILE).write_text("{half a lock")
-    with caplog.at_level(logging.WARNING), ModelDirLock(str(tmp_path), heartbeat_every_s=None):
+    with caplog.at_level(logging.WARNING, logger="absl"), ModelDirLock(str(tmp_path), heartbeat_every_s=None):
         assert _holder(tmp_path)["pid"] == os.getpid()
     assert "unreadable lock file" in caplog.text
 
@@ -94,7 +95,7 @@ def test_an_unreadable_lock_file_is_taken_over_with_a_warning(tmp_path, caplog):
 def test_a_lock_left_by_an_earlier_run_with_this_pid_is_taken_over(tmp_path, caplog):
     """A restarted container can give the new process the old one's pid: that lock is not alive."""
     _write_lock(tmp_path, host=socket.gethostname(), pid=os.getpid(), token="from-before-the-restart")
-    with caplog.at_level(logging.WARNING), ModelDirLock(str(tmp_path), heartbeat_every_s=None):
+    with caplog.at_level(logging.WARNING, logger="absl"), ModelDirLock(str(tmp_path), heartbeat_every_s=None):
         pass
     assert "left behind by an earlier run in this process" in caplog.text
 

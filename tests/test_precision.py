@@ -82,13 +82,30 @@ def test_an_unknown_precision_names_the_choices_and_float16_says_why_not(tmp_pat
         estimator.train(m.train_input_fn(x, y), max_steps=1)
 
 
-def test_run_config_and_params_resolve_to_bfloat16_unless_they_disagree_explicitly():
-    config = types.SimpleNamespace
-    assert precision.resolve(config(), {}) == "float32"
-    assert precision.resolve(config(precision="bfloat16"), {}) == "bfloat16"
-    assert precision.resolve(config(precision="float32"), {"precision": "bfloat16"}) == "bfloat16"
-    with pytest.raises(ValueError, match=r"disagree"):
-        precision.resolve(config(precision="bfloat16"), {"precision": "float32"})
+def test_run_config_or_params_sets_the_precision_and_float32_is_the_default():
+    assert precision.resolve(RunConfig(), {}) == "float32"
+    assert precision.resolve(RunConfig(precision="bfloat16"), {}) == "bfloat16"
+    assert precision.resolve(RunConfig(), {"precision": "bfloat16"}) == "bfloat16"
+    assert precision.resolve(RunConfig(precision="bfloat16"), {"precision": "bfloat16"}) == "bfloat16"
+    assert precision.resolve(types.SimpleNamespace(), {}) == "float32"  # a config without the field
+
+
+@pytest.mark.parametrize(("config", "params"), [("bfloat16", "float32"), ("float32", "bfloat16")])
+def test_run_config_and_params_that_disagree_explicitly_are_an_error_either_way(config, params):
+    with pytest.raises(ValueError, match=rf"RunConfig\(precision='{config}'\) and params\['precision'\]='{params}' "
+                                         "disagree"):
+        precision.resolve(RunConfig(precision=config), {"precision": params})
+
+
+def test_run_config_precision_reaches_every_replica_thread(tmp_path, eight_replicas):
+    seen = []
+    x, y = m.dataset(64)
+    config = RunConfig(model_dir=str(tmp_path), train_distribute=eight_replicas, precision="bfloat16",
+                       tpu_config=TPUConfig(iterations_per_loop=1))
+    estimator = TPUEstimator(_recording_model_fn(seen), config=config, use_tpu=False, train_batch_size=16)
+    estimator.train(m.train_input_fn(x, y), max_steps=1)
+    assert len({thread for thread, *_ in seen}) >= 8
+    assert {(policy, dtype) for _, policy, dtype, _ in seen} == {("mixed_bfloat16", tf.bfloat16)}
 
 
 def test_a_keras_global_policy_that_differs_from_the_setting_is_refused(tmp_path):

@@ -144,7 +144,7 @@ def test_a_missing_checkpoint_tensor_is_one_error_naming_it(source_dir):
 
 
 def test_a_pattern_that_selects_nothing_is_reported(source_dir, caplog):
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="absl"):
         _warm_start(WarmStartSettings(source_dir, vars_to_warm_start="dense/kernel$"), _fresh_model())
     assert "'dense/kernel$' selects no variable" in caplog.text and "':0$'" in caplog.text
 

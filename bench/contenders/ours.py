@@ -1,7 +1,8 @@
 """ours: the project's TPUEstimator.train() on the model_fn, configured as main.py configures it.
 
-Precision is the engine's own setting (params["precision"], as main.py's --precision), which sets
-Keras's policy around every model_fn call; the worker leaves the global policy at float32 for ours.
+Precision is the engine's own setting (params["precision"]; main.py's --precision sets the same through
+RunConfig), which sets Keras's policy around every model_fn call; the worker leaves the global policy at
+float32 for ours.
 
 Each loop of iterations_per_loop steps ends with the engine reading the loss and logging
 "global_step = N, ..." (log_step_count_steps = iterations_per_loop, as launch/build.py sets);

@@ -260,3 +260,19 @@ def _mismatch_message(path: str, stored: Mapping, missing: list[str], mismatched
     parts.append("Was it written by a different model_fn? Nothing was restored. Use a fresh model_dir for a new "
                  "model, or warm_start_from with vars_to_warm_start / var_name_to_prev_var_name to pick variables.")
     return " ".join(parts)
+
+
+def checkpoint_at(path: str, purpose: str) -> str:
+    """The checkpoint `path` names: a directory's newest complete one, or the prefix itself (ValueError if none).
+
+    purpose completes "No checkpoint to ...", e.g. "warm-start from" or "evaluate".
+    """
+    path = os.fsdecode(path)
+    if tf.io.gfile.isdir(path):
+        latest = Checkpointer(path, is_chief=False).latest()
+        if latest is None:
+            raise ValueError(f"No checkpoint to {purpose} in directory {path}.")
+        return latest
+    if not tf.io.gfile.exists(path + ".index"):
+        raise ValueError(f"No checkpoint to {purpose} at {path} (no {path}.index, and not a directory).")
+    return path

@@ -24,7 +24,7 @@ from absl import logging
 from tensorflow.core.protobuf import trackable_object_graph_pb2
 
 from estimators.checkpoint import files
-from estimators.checkpoint.checkpointer import Assignment, Checkpointer
+from estimators.checkpoint.checkpointer import Assignment, checkpoint_at
 
 
 class WarmStartSettings(
@@ -62,15 +62,7 @@ def settings_from(warm_start_from) -> WarmStartSettings | None:
 
 def checkpoint_path(settings: WarmStartSettings) -> str:
     """The checkpoint to warm-start from: a directory's latest checkpoint, or the prefix itself."""
-    path = os.fsdecode(settings.ckpt_to_initialize_from)
-    if tf.io.gfile.isdir(path):
-        latest = Checkpointer(path, is_chief=False).latest()
-        if latest is None:
-            raise ValueError(f"No checkpoint to warm-start from in directory {path}.")
-        return latest
-    if not tf.io.gfile.exists(path + ".index"):
-        raise ValueError(f"No checkpoint to warm-start from at {path} (no {path}.index, and not a directory).")
-    return path
+    return checkpoint_at(settings.ckpt_to_initialize_from, "warm-start from")
 
 
 def object_graph_names(path: str) -> dict[str, str] | None:

@@ -15,6 +15,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.compat.fn_args import declared_args
+
 INPUT_FN_ARGS = ("mode", "params", "config", "input_context")
 
 
@@ -23,21 +25,10 @@ def input_fn_args(input_fn: Callable) -> tuple[str, ...]:
     if not callable(input_fn):
         raise ValueError(f"input_fn must be callable, got {type(input_fn).__name__}.")
     try:
-        parameters = inspect.signature(input_fn).parameters
+        inspect.signature(input_fn)
     except (TypeError, ValueError):
-        return ()
-    names = []
-    for name, param in parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        if name in INPUT_FN_ARGS:
-            names.append(name)
-        elif param.default is param.empty:
-            raise ValueError(
-                f"input_fn has a required argument {name!r} the engine cannot fill; an input_fn takes any of "
-                f"{', '.join(INPUT_FN_ARGS)} (by name). Bind others with functools.partial or a lambda."
-            )
-    return tuple(names)
+        return ()  # no signature to read (a builtin): called without arguments
+    return declared_args(input_fn, INPUT_FN_ARGS, "input_fn", " Bind others with functools.partial or a lambda.")
 
 
 def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, input_context: Any = None,

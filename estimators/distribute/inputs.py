@@ -1,4 +1,4 @@
-"""Calling input_fn per input pipeline, with the per-replica batch, and shaping what it returns.
+"""Calling input_fn as TPUEstimator's input deployment says, and shaping what it returns into per-replica batches.
 
 Train input must have a static batch dimension on paths compiled for TPUs. Eval and predict
 input may end in a partial batch: every element gets a `mask` of real rows, the stream goes on
@@ -9,13 +9,16 @@ stays exact).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
 
 from estimators.compat.input_fn_call import call_input_fn
+from estimators.compat.tpu_context import TPUContext
 from estimators.mode_keys import ModeKeys
+from estimators.run_config import InputPipelineConfig
 
 
 def per_replica_batch_size(global_batch: int, num_replicas: int, what: str) -> int:
@@ -139,23 +142,123 @@ def whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:
     return dataset.batch(replicas, drop_remainder=True).unbatch()
 
 
-def make_dataset_fn(input_fn: Callable, params: dict, config: Any, batch_size: int, mode: str,
-                    static: bool) -> Callable:
-    """The function handed to distribute_datasets_from_function for one mode (TPUEstimator's input_fn contract).
+def split_host_batches(dataset: tf.data.Dataset, per_replica: int, replicas: int) -> tf.data.Dataset:
+    """Each host batch as `replicas` consecutive per-replica batches: rows [k*b, (k+1)*b) go to the host's k-th replica.
 
-    input_fn gets params['batch_size'] (the per-replica batch) and params['context'] (the
-    tf.distribute.InputContext of its pipeline), and `input_context` / `mode` / `config` by name.
+    This is PER_HOST_V1's split (2.15 cut the host batch along its first axis, one slice per core
+    in order). A full batch of static size is reshaped (static shapes stay static); any other batch
+    is sliced, its last slice partial (eval and predict pad it afterwards).
+    """
+    if replicas == 1:
+        return dataset
+    host_batch = per_replica * replicas
+    dims = _batch_dims(dataset.element_spec)
+    if any(d is not None and d > host_batch for d in dims):
+        raise ValueError(f"input_fn's batches have {dims} rows, more than params['batch_size']={host_batch}.")
+    if all(d == host_batch for d in dims):
+        def pieces(*element):
+            element = element[0] if len(element) == 1 else element
+            return tf.data.Dataset.from_tensor_slices(tf.nest.map_structure(
+                lambda t: tf.reshape(t, tf.concat([[replicas, per_replica], tf.shape(t)[1:]], 0)), element))
+    else:
+        def pieces(*element):
+            element = element[0] if len(element) == 1 else element
+            rows = _rows(element)
+            count = (rows + per_replica - 1) // per_replica
+
+            def piece(i):
+                start = i * per_replica
+                return tf.nest.map_structure(lambda t: t[start:tf.minimum(start + per_replica, rows)], element)
+
+            return tf.data.Dataset.range(count).map(piece)
+    return dataset.flat_map(pieces)
+
+
+def take_in_turn(datasets: list[tf.data.Dataset]) -> tf.data.Dataset:
+    """One element of each dataset in turn (PER_SHARD_V1: input_fn call k feeds the host's k-th replica)."""
+    if len(datasets) == 1:
+        return datasets[0]
+    order = tf.data.Dataset.range(len(datasets)).repeat()
+    return tf.data.Dataset.choose_from_datasets(datasets, order, stop_on_empty_dataset=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class InputDeployment:
+    """How TPUEstimator calls input_fn for one mode (2.15's TPUConfig.per_host_input_for_training).
+
+    `kind` is an InputPipelineConfig value: PER_HOST_V1 (input_fn per host, host batch split into
+    contiguous per-replica slices), PER_HOST_V2 (per host, per-replica batches taken in turn),
+    PER_SHARD_V1 (per replica, training only) or SLICED (eval/predict from one host, as PER_HOST_V1).
     """
 
-    def dataset_fn(context: tf.distribute.InputContext) -> tf.data.Dataset:
+    kind: int
+    running_on_cpu: bool
+
+    @classmethod
+    def for_mode(cls, tpu_config: Any, mode: str, running_on_cpu: bool) -> InputDeployment:
+        kind = tpu_config.per_host_input_for_training
+        if mode != ModeKeys.TRAIN:
+            if tpu_config.eval_training_input_configuration == InputPipelineConfig.SLICED:
+                if running_on_cpu:
+                    raise ValueError(
+                        "TPUConfig(eval_training_input_configuration=SLICED) works only on a TPU (use_tpu=True "
+                        "with eval_on_tpu=True for evaluation), as in TPUEstimator 2.15; use PER_HOST_V1 here."
+                    )
+                kind = InputPipelineConfig.SLICED
+            elif kind == InputPipelineConfig.PER_SHARD_V1:
+                kind = InputPipelineConfig.PER_HOST_V1  # 2.15: per-core input only for training
+        return cls(kind, running_on_cpu)
+
+    def context(self, input_context: tf.distribute.InputContext, invocation: int | None = None) -> TPUContext:
+        """params['context'] for one input_fn call on the host `input_context` describes."""
+        replicas, hosts = input_context.num_replicas_in_sync, input_context.num_input_pipelines
+        host = input_context.input_pipeline_id
+        if self.kind == InputPipelineConfig.PER_SHARD_V1:
+            per_host = replicas // hosts
+            return TPUContext(num_replicas=replicas, num_hosts=hosts, running_on_cpu=self.running_on_cpu,
+                              from_input_fn=True, current_host=host, invocation_index=host * per_host + invocation,
+                              num_invocations=replicas, replicas_per_invocation=1)
+        return TPUContext(num_replicas=replicas, num_hosts=hosts, running_on_cpu=self.running_on_cpu,
+                          from_input_fn=True, current_host=host, invocation_index=host)
+
+
+def make_dataset_fn(input_fn: Callable, params: dict, config: Any, global_batch: int, mode: str, static: bool,
+                    deployment: InputDeployment) -> Callable:
+    """The function handed to distribute_datasets_from_function for one mode (TPUEstimator's input_fn contract).
+
+    input_fn gets params['batch_size'] (the host batch with PER_HOST_V1/SLICED, the per-replica
+    batch otherwise, as in 2.15) and params['context'] (a TPUContext, also the InputContext), and
+    `input_context` / `mode` / `config` by name. Whatever the deployment, each replica receives
+    per-replica batches in the order 2.15 fed its cores.
+    """
+
+    def call(context: TPUContext, batch_size: int) -> tf.data.Dataset:
         dataset = call_input_fn(input_fn, mode=mode, params=dict(params, batch_size=batch_size, context=context),
                                 config=config, input_context=context, require_params=True)
         if mode == ModeKeys.TRAIN:
             split_element(dataset.element_spec)
             if static:
                 check_static_batch(dataset.element_spec, batch_size)
-                return whole_steps(dataset, context.num_replicas_in_sync // context.num_input_pipelines)
-            return dataset
-        return masked_stream(dataset, batch_size, static, split_partial=mode == ModeKeys.EVAL)
+        return dataset
+
+    def dataset_fn(input_context: tf.distribute.InputContext) -> tf.data.Dataset:
+        replicas, hosts = input_context.num_replicas_in_sync, input_context.num_input_pipelines
+        per_replica = per_replica_batch_size(global_batch, replicas, f"the global {mode} batch size")
+        per_host = replicas // hosts
+        if deployment.kind == InputPipelineConfig.PER_SHARD_V1:
+            dataset = take_in_turn([call(deployment.context(input_context, k), per_replica) for k in range(per_host)])
+        elif deployment.kind == InputPipelineConfig.PER_HOST_V2:
+            dataset = call(deployment.context(input_context), per_replica)
+        else:
+            if deployment.kind == InputPipelineConfig.SLICED and hosts > 1:
+                raise ValueError(
+                    f"TPUConfig(eval_training_input_configuration=SLICED) reads {mode} input on host 0 only and "
+                    f"sends it to all {hosts} hosts, which tf.distribute cannot do; use PER_HOST_V1."
+                )
+            dataset = split_host_batches(call(deployment.context(input_context), per_replica * per_host),
+                                         per_replica, per_host)
+        if mode == ModeKeys.TRAIN:
+            return whole_steps(dataset, per_host)
+        return masked_stream(dataset, per_replica, static, split_partial=mode == ModeKeys.EVAL)
 
     return dataset_fn

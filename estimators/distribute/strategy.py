@@ -165,6 +165,16 @@ def spans_workers(strategy: tf.distribute.Strategy) -> bool:
     return sum(len(jobs.get(job, [])) for job in ("chief", "worker")) > 1
 
 
+def num_input_hosts(strategy: tf.distribute.Strategy) -> int:
+    """How many hosts feed the replicas: a TPU system's hosts, the workers of a multi-worker strategy, else 1."""
+    if is_tpu_strategy(strategy):
+        return int(getattr(strategy.extended, "num_hosts", 1))
+    if spans_workers(strategy):
+        jobs = strategy.cluster_resolver.cluster_spec().as_dict()
+        return sum(len(jobs.get(job, [])) for job in ("chief", "worker"))
+    return 1
+
+
 def _tf_config_workers() -> int:
     """How many chief/worker tasks TF_CONFIG describes (0 when it is unset)."""
     raw = os.environ.get("TF_CONFIG")

@@ -63,7 +63,7 @@ def _is_dynamic(t: tf.Tensor) -> bool:
 
 
 def _ops_text(ops: list[tf.Operation], verb: str | None = None) -> str:
-    """"Cast `model_fn/Cast`, Const `model_fn/y`", then `verb` agreeing with the number of ops."""
+    """"Cast `Cast`, Const `y`", then `verb` agreeing with the number of ops."""
     named = ", ".join(f"{op.type} `{op.name}`" for op in ops[:_MAX_OPS_NAMED])
     more = len(ops) - _MAX_OPS_NAMED
     text = named + (f" and {more} more" if more > 0 else "")

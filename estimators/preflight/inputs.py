@@ -13,7 +13,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators.distribute.inputs import make_dataset_fn, split_element
+from estimators.distribute.inputs import InputDeployment, make_dataset_fn, split_element
 from estimators.mode_keys import ModeKeys
 from estimators.preflight.report import ERROR, WARNING, Finding
 
@@ -45,14 +45,18 @@ def batch_findings(mode: str, global_batch: int, num_cores: int) -> list[Finding
 
 def core_dataset(input_fn: Callable, params: dict, config: Any, per_core: int, mode: str,
                  num_cores: int) -> tf.data.Dataset:
-    """input_fn's dataset for one input pipeline feeding `num_cores` cores, as the engine builds it.
+    """input_fn's dataset for one input pipeline feeding `num_cores` cores, as the engine builds it on a TPU.
 
-    Train input is taken as input_fn made it (its static shape is checked here, not refused);
-    eval and predict input get the engine's mask and padding to whole per-core batches.
+    input_fn is called as the estimator's TPUConfig deploys it (PER_HOST_V1 by default: once with
+    the host batch, split into per-core batches); each element is one core's batch. Train input is
+    taken as input_fn made it (its static shape is checked here, not refused); eval and predict
+    input get the engine's mask and padding to whole per-core batches.
     """
     context = tf.distribute.InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=num_cores)
     static = mode != ModeKeys.TRAIN
-    return make_dataset_fn(input_fn, params, config, per_core, mode, static=static)(context)
+    deployment = InputDeployment.for_mode(config.tpu_config, mode, running_on_cpu=False)
+    return make_dataset_fn(input_fn, params, config, per_core * num_cores, mode, static=static,
+                           deployment=deployment)(context)
 
 
 def input_element_spec(dataset: tf.data.Dataset, mode: str) -> Any:

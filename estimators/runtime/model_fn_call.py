@@ -9,16 +9,16 @@ thread while it runs, so the variable store and the optimizers can record what i
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
 
 from estimators import precision
-from estimators.compat import keras_updates, optimizer_guard
+from estimators.compat import keras_updates, optimizer_guard, write_guard
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
+from estimators.compat.fn_args import declared_args
 from estimators.runtime import naming
 
 _ALLOWED_ARGS = ("features", "labels", "mode", "params", "config")
@@ -26,18 +26,7 @@ _ALLOWED_ARGS = ("features", "labels", "mode", "params", "config")
 
 def model_fn_args(model_fn: Callable) -> tuple[str, ...]:
     """The tf.estimator argument names model_fn accepts; ValueError for any other required one."""
-    signature = inspect.signature(model_fn)
-    names = []
-    for name, param in signature.parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        if name in _ALLOWED_ARGS:
-            names.append(name)
-        elif param.default is param.empty:
-            raise ValueError(
-                f"model_fn has an argument {name!r} the engine cannot fill; a model_fn may take "
-                f"any of {', '.join(_ALLOWED_ARGS)}."
-            )
+    names = declared_args(model_fn, _ALLOWED_ARGS, "model_fn")
     if "features" not in names:
         raise ValueError("model_fn must take a `features` argument.")
     return tuple(names)
@@ -52,6 +41,7 @@ def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, 
     values = {"features": features, "labels": labels, "mode": call.mode, "params": params, "config": config}
     optimizer_guard.install()
     keras_updates.install()
+    write_guard.install()
     computes_in = precision.resolve(config, params)
     with (entered(call), naming.call_names() as names, call_collections(global_step) as collections,
           precision.policy_scope(computes_in)):

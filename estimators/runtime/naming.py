@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -65,6 +66,17 @@ def keras_variable_path() -> str | None:
     return "/".join(part for part in variable.path.split("/") if part not in constructed)
 
 
+def keras_variable_shape() -> tuple | None:
+    """The shape of the Keras variable whose tf.Variable is being created (Keras 3 gives only a callable); None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, keras.Variable):
+            return tuple(owner.shape)
+        frame = frame.f_back
+    return None
+
+
 def keras_owner() -> Any:
     """The innermost Keras metric or optimizer whose scope variable creation is in, else None."""
     for caller in reversed(_keras_scope_callers()):
@@ -111,12 +123,19 @@ class CallNames:
     def __init__(self, root: str = ""):
         self._root = root
         self._counts: collections.Counter = collections.Counter()
+        self._layer_scopes: dict[int, str] = {}  # id(Keras layer) -> its scope in this call
+        self._scope_layers: dict[str, Any] = {}  # ... and back (the layer object, kept alive for its id)
+
+    @property
+    def root(self) -> str:
+        """The call's graph name scope ('' for the first call in a graph, else e.g. 'model_fn_1/')."""
+        return self._root
 
     def scoped(self, requested: str | None) -> str:
         """The requested name under the current Keras path or graph name scope (relative to the call)."""
         path = keras_variable_path()
         if path is not None:
-            return path
+            return self._keras_name(path)
         if requested and requested.endswith("/") and self._root and requested.startswith(self._root):
             return clean(requested[len(self._root):])  # a full name scope, as tf.compat.v1.metrics passes
         name = clean(requested)
@@ -128,6 +147,48 @@ class CallNames:
         elif self._root and not tf.executing_eagerly():
             scope = ""  # TF1 variable scopes reset the name scope: `name` is already absolute
         return f"{scope}/{name}" if scope else name
+
+    def _keras_name(self, path: str) -> str:
+        """A Keras 3 variable's path as Keras 2 named it in tf.estimator's graph.
+
+        Keras 2 named a layer's weights by the graph name scope it built them in, so 2.15 wrote
+        `tower/dense/kernel` for a Dense called under tf.name_scope("tower"), and `proj_1/kernel` for the
+        second of two layers named "proj". Keras 3's path holds neither: the graph name scopes outside the
+        Keras layer scopes are put in front, and a layer whose scope another layer of this call already
+        holds gets the next `_N`.
+        """
+        stack = (_keras_state.get_global_attribute(_KERAS_SCOPES) or []) if _keras_state is not None else []
+        layer_path, _, variable = path.rpartition("/")
+        outer = "" if tf.executing_eagerly() else self._outer_scope([entry.name for entry in stack])
+        owner = getattr(stack[-1], "caller", None) if stack else None
+        if not layer_path or not isinstance(owner, keras.layers.Layer):
+            return f"{outer}/{path}" if outer else path
+        scope = self._layer_scopes.get(id(owner))
+        if scope is None:
+            wanted = f"{outer}/{layer_path}" if outer else layer_path
+            scope, count = wanted, 0
+            while scope in self._scope_layers:
+                count += 1
+                scope = f"{wanted}_{count}"
+            self._layer_scopes[id(owner)], self._scope_layers[scope] = scope, owner
+        return f"{scope}/{variable}"
+
+    def _outer_scope(self, keras_scopes: list[str]) -> str:
+        """The graph name scope (relative to the call) around the Keras layer scopes now entered; '' if unclear."""
+        scope = tf.get_current_name_scope()
+        if self._root:
+            if not (scope + "/").startswith(self._root):
+                return ""
+            scope = scope[len(self._root):]
+        parts = [part for part in scope.split("/") if part]
+        inner = len(keras_scopes)
+        if not keras_scopes or len(parts) <= inner:
+            return ""
+        # Each Keras scope entered one graph name scope, which the graph may have made unique (`dense_1_1`).
+        entered = zip(parts[-inner:], keras_scopes, strict=True)
+        if not all(re.fullmatch(re.escape(name) + r"(_\d+)?", part) for part, name in entered):
+            return ""
+        return "/".join(parts[:-inner])
 
     def unique(self, name: str) -> str:
         """`name` the first time in this call, then `name_1`, `name_2`, ... (TF1 graph naming)."""

@@ -9,16 +9,18 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.compat import write_guard
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
 from estimators.compat.metrics import V1MetricResult, pair_values, reset_local_variable
-from estimators.distribute.strategy import is_tpu_strategy, spans_workers
+from estimators.distribute.strategy import is_chief, is_tpu_strategy, spans_workers
 from estimators.mode_keys import ModeKeys
 from estimators.runtime import naming
 from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
 from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
 from estimators.training.iterations import IterationsPerLoop
-from estimators.training.loops import InferenceLoop, TrainLoop
+from estimators.training.logging_hook import StepFetches
+from estimators.training.loops import HostCall, InferenceLoop, TrainLoop, engine_checks_unwrapped
 from estimators.training.step_summaries import StepSummaries
 
 
@@ -34,6 +36,7 @@ class Runtime:
                 0, dtype=tf.int64, trainable=False, name=GLOBAL_STEP,
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
             )
+        write_guard.mark_saved(self.global_step)  # a hand-written gs.assign_add(1) runs in TRAIN only
         self.store = VariableStore(self.global_step)
         jit_compile = bool(getattr(config, "jit_compile", False)) and not is_tpu_strategy(strategy)
         if jit_compile and self.num_replicas > 1:
@@ -46,6 +49,7 @@ class Runtime:
                                   self.store.creator_scope, jit_compile=jit_compile,
                                   params_for_model_fn=params_for_model_fn)
         self._single_step = IterationsPerLoop(config.tpu_config.iterations_per_loop).single_step
+        self._host_call_every = getattr(config.tpu_config, "experimental_host_call_every_n_steps", 1)
         self._loops: dict[tuple, tuple[Any, StepTrace]] = {}
         self._host_metrics: Callable | None = None
         self._host_values: Callable | None = None
@@ -62,14 +66,18 @@ class Runtime:
         with self.store.creator_scope(mode), self.strategy._scale_loss_for_estimator_enabled():  # noqa: SLF001
             yield
 
-    def train_loop(self, batch_size: int | None, stop: tf.Variable,
-                   summaries: StepSummaries | None = None) -> tuple[TrainLoop, StepTrace]:
-        """The compiled training loop for this batch size (made once, reused across train() calls) and its trace."""
-        key = (ModeKeys.TRAIN, batch_size)
+    def train_loop(self, batch_size: int | None, stop: tf.Variable, summaries: StepSummaries | None = None,
+                   fetch_names: tuple = ()) -> tuple[TrainLoop, StepTrace]:
+        """The compiled training loop for this batch size and the tensors train()'s hooks log (made once,
+        reused across train() calls), and its trace."""
+        key = (ModeKeys.TRAIN, batch_size, fetch_names)
         if key not in self._loops:
-            step, trace = self.steps.train(batch_size)
+            step, trace = self.steps.train(batch_size, fetch_names)
+            calls = HostCall(lambda: trace.host_call_fn, self.global_step, here=is_chief(self.strategy),
+                             every=self._host_call_every)
             loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop,
-                             summaries, has_optimizer=lambda: bool(trace.optimizers))
+                             summaries, has_optimizer=lambda: bool(trace.optimizers), host_call=calls,
+                             fetches=StepFetches())
             self._loops[key] = (loop, trace)
         return self._loops[key]
 
@@ -87,7 +95,8 @@ class Runtime:
         key = (mode, batch_size)
         if key not in self._loops:
             step, trace = (self.steps.evaluate if mode == ModeKeys.EVAL else self.steps.predict)(batch_size)
-            self._loops[key] = (InferenceLoop(self.strategy, step, lambda: self.step_scope(mode)), trace)
+            calls = HostCall(lambda: trace.host_call_fn, self.global_step, here=is_chief(self.strategy))
+            self._loops[key] = (InferenceLoop(self.strategy, step, lambda: self.step_scope(mode), calls), trace)
         return self._loops[key]
 
     def barrier(self) -> None:
@@ -143,7 +152,7 @@ class Runtime:
             return {name: value.numpy() for name, value in self._step_values[key]().items()}
 
     def _batch_size_of(self, trace: StepTrace) -> int | None:
-        for (_mode, batch_size), (_, known) in self._loops.items():
+        for (_mode, batch_size, *_), (_, known) in self._loops.items():
             if known is trace:
                 return batch_size
         return None
@@ -154,7 +163,8 @@ class Runtime:
             return
         if self._host_metrics is None:
             self._host_metrics = tf.function(self._metric_fn_call, reduce_retracing=True)  # row counts vary
-        self._host_metrics(trace.metric_fn, rows, mask)
+        with engine_checks_unwrapped():
+            self._host_metrics(trace.metric_fn, rows, mask)
         if self._host_pairs:  # read here, on the host, outside the strategy's scope where metric_fn ran
             empty = tf.nest.map_structure(lambda t: t[:0], rows)
             self._host_values_now = self._read_host_values(trace.metric_fn, empty)

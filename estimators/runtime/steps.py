@@ -19,6 +19,7 @@ from estimators.distribute.inputs import split_element
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
+from estimators.training import logging_hook
 from estimators.training.step_summaries import write_v1_summaries
 
 
@@ -37,6 +38,7 @@ class StepTrace:
     optimizers: list = field(default_factory=list)
     training_hooks: list = field(default_factory=list)  # the spec's training_hooks
     chief_hooks: list = field(default_factory=list)  # its training_chief_hooks (run by the chief only)
+    host_call_fn: Callable | None = None  # TPUEstimatorSpec.host_call's function
 
 
 class TrainOutputs(NamedTuple):
@@ -44,6 +46,8 @@ class TrainOutputs(NamedTuple):
 
     loss: tf.Tensor
     learning_rate: tf.Tensor
+    host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors (list or dict), for the host function
+    fetched: Any = ()  # {key: tensor} LoggingTensorHooks asked for (logging_hook.StepFetches keys)
 
 
 class InferenceOutputs(NamedTuple):
@@ -53,6 +57,7 @@ class InferenceOutputs(NamedTuple):
     real_rows: tf.Tensor
     rows: Any
     mask: tf.Tensor
+    host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors, for the host function
 
 
 class ModelFnSteps:
@@ -95,7 +100,8 @@ class ModelFnSteps:
                                  self._global_step)
         return validate_spec(spec, mode), call
 
-    def train(self, batch_size: int | None) -> tuple[Callable, StepTrace]:
+    def train(self, batch_size: int | None, fetch_names: tuple = ()) -> tuple[Callable, StepTrace]:
+        """The train step; `fetch_names` ((key, tensor name), ...) are returned in its outputs' `fetched`."""
         trace = StepTrace()
 
         def step(element):
@@ -118,10 +124,33 @@ class ModelFnSteps:
                 loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             with tf.control_dependencies([loss]):
                 advanced = self._global_step.assign(before + 1)
-            with tf.control_dependencies([advanced]):
-                return TrainOutputs(tf.identity(loss), learning_rate)
+            fetched = self._fetched(spec, call, fetch_names)
+            host_tensors = self._host_call_tensors(spec, trace)
+            with tf.control_dependencies([advanced]):  # as TPUEstimator's outfeed: after the step's updates
+                host_tensors = tf.nest.map_structure(tf.identity, host_tensors)
+                return TrainOutputs(tf.identity(loss), learning_rate, host_tensors, fetched)
 
         return self._compiled(step), trace
+
+    @staticmethod
+    def _fetched(spec, call: ModelFnCall, fetch_names: tuple) -> dict:
+        """The tensors train()'s and the spec's LoggingTensorHooks log, by StepFetches key."""
+        root = call.names.root if call.names is not None else ""
+        fetched = {key: logging_hook.resolve(name, root, f"LoggingTensorHook tensor {name!r}")
+                   for key, name in fetch_names}
+        hooks = [*(spec.training_hooks or ()), *(getattr(spec, "training_chief_hooks", None) or ())]
+        for index, hook in enumerate(logging_hook.spec_loggers(hooks)):
+            for tag, tensor in hook.tensors.items():
+                fetched[f"spec{index}/{tag}"] = logging_hook.resolve(tensor, root, f"LoggingTensorHook {tag!r}")
+        return fetched
+
+    @staticmethod
+    def _host_call_tensors(spec, trace: StepTrace) -> Any:
+        """TPUEstimatorSpec.host_call's tensors (its function goes to the trace), or ()."""
+        if not isinstance(spec, TPUEstimatorSpec) or spec.host_call is None:
+            return ()
+        trace.host_call_fn, tensors = spec.host_call
+        return tensors if isinstance(tensors, dict) else tuple(tensors)
 
     def _check_optimizers(self, call: ModelFnCall) -> None:
         if self._num_replicas < 2:
@@ -145,7 +174,14 @@ class ModelFnSteps:
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
             loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             weighted_loss = tf.where(real > 0, loss * real, 0.0)
-            return InferenceOutputs(weighted_loss, real, self._metric_tensors(spec, trace), mask)
+            if self._static_shapes and isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
+                raise ValueError(
+                    "TPUEstimatorSpec.host_call in EVAL is not run by TPUEstimator here: its exact evaluation "
+                    "splits a partial last batch into one step per real row, so a host function would see rows "
+                    "repeated. Return host_call only for TRAIN (and PREDICT); evaluation metrics go in eval_metrics."
+                )
+            return InferenceOutputs(weighted_loss, real, self._metric_tensors(spec, trace), mask,
+                                    self._host_call_tensors(spec, trace))
 
         return self._compiled(step), trace
 
@@ -187,7 +223,8 @@ class ModelFnSteps:
             features, labels = split_element(element[0], ModeKeys.PREDICT)
             spec, _ = self.call(ModeKeys.PREDICT, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(element[1], tf.float32))
-            return InferenceOutputs(tf.constant(0.0), real, spec.predictions, element[1])
+            return InferenceOutputs(tf.constant(0.0), real, spec.predictions, element[1],
+                                    self._host_call_tensors(spec, trace))
 
         return self._compiled(step), trace
 

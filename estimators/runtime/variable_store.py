@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import context
 
+from estimators.compat import write_guard
 from estimators.compat.call_context import creating_optimizer_state, current_call
 from estimators.runtime import naming
 
@@ -55,6 +56,8 @@ def _requested_shape(kwargs: dict) -> tuple | None:
     shape = kwargs.get("shape")
     if shape is None:
         shape = getattr(kwargs.get("initial_value"), "shape", None)
+    if shape is None and callable(kwargs.get("initial_value")):
+        shape = naming.keras_variable_shape()  # Keras 3 passes `lambda: initializer(shape)` and no shape
     return tuple(tf.TensorShape(shape).as_list()) if shape is not None else None
 
 
@@ -157,6 +160,8 @@ class VariableStore:
         variable = self._create(next_creator, dict(kwargs, name=name))
         trainable = bool(getattr(variable, "trainable", False))
         stored = StoredVariable(name, variable, kind, trainable)
+        if kind != LOCAL:
+            write_guard.mark_saved(variable)  # only TRAIN's model_fn calls may write it
         if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
             stored.initial = _initial_value(variable)
         self._by_name[name] = stored

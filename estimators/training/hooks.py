@@ -105,6 +105,11 @@ def stop_requested(hook_replies: Sequence[Any]) -> bool:
 def checked_hooks(hooks: Iterable | None, what: str, kind: type = Hook) -> list:
     """The hooks given to train()/evaluate()/a spec, refusing TF1 SessionRunHooks with the replacement named."""
     result = []
+    if isinstance(hooks, kind):
+        hooks = [hooks]  # one hook where a list was meant: as good as a list of one
+    if hooks is not None and not isinstance(hooks, Iterable):
+        raise TypeError(f"{what} must be a list of estimators.{kind.__name__} objects, got {type(hooks).__name__} "
+                        f"{hooks!r:.40} (the third positional argument of train() is hooks: pass max_steps=...).")
     for hook in hooks or ():
         if isinstance(hook, tf.compat.v1.train.SessionRunHook):
             raise ValueError(

@@ -20,7 +20,7 @@ def parse(value: int | str) -> tuple[int | None, float | None]:
     """(steps, None) for a count, (None, seconds) for a duration; ValueError naming the accepted forms."""
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
-            raise ValueError(f"iterations_per_loop must be >= 1, got {value}.")
+            raise ValueError(f"iterations_per_loop must be an integer >= 1, got {value}.")
         return value, None
     if isinstance(value, str):
         if value.strip().isdigit():

@@ -8,18 +8,48 @@ returns a typed result: TrainLoopResult or InferenceLoopResult.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 import tensorflow as tf
 
 from estimators.distribute.strategy import spans_workers
+from estimators.training import host_call
+from estimators.training.logging_hook import StepFetches
 from estimators.training.step_summaries import StepSummaries
 
 _SUM = tf.distribute.ReduceOp.SUM
 _MEAN = tf.distribute.ReduceOp.MEAN
 _ITERATIONS = tf.TensorSpec([], tf.int32)
+
+
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+@contextlib.contextmanager
+def engine_checks_unwrapped() -> Iterator[None]:
+    """While tracing: the engine's own checks (a spec without loss, metrics that are not metrics...) come out
+    as raised, with their one-line message, not inside autograph's "in user code" listing of frames.
+
+    Errors raised in user code (model_fn, metric_fn, Keras) keep the listing: it points at their line.
+    """
+    try:
+        yield
+    except Exception as err:
+        original = err.__context__ if getattr(err, "ag_error_metadata", None) is not None else None
+        if original is not None and type(original) is type(err) and _raised_in_engine(str(err)):
+            raise original.with_traceback(None) from None
+        raise
+
+
+def _raised_in_engine(listing: str) -> bool:
+    """Whether the innermost frame of autograph's listing (the source lines it maps back to) is the engine's."""
+    frames = re.findall(r'File "([^"]+)", line \d+', listing)
+    return bool(frames) and os.path.abspath(frames[-1]).startswith(_ENGINE_DIR)
 
 
 class TrainLoopResult(NamedTuple):
@@ -63,6 +93,59 @@ def _gather(strategy: tf.distribute.Strategy, per_replica: Any) -> Any:
     return tf.nest.map_structure(gather, per_replica)
 
 
+@dataclass
+class HostCall:
+    """Runs TPUEstimatorSpec.host_call after train steps: the gathered tensors to its function on the host.
+
+    `fn` is read after the step is traced (model_fn returns it); `here` is False on workers that only
+    take part in the gather (the chief calls the function); `every` is TPUConfig's
+    experimental_host_call_every_n_steps, counted within each loop from its first step, as in 2.15.
+    """
+
+    fn: Callable[[], Callable | None]
+    global_step: tf.Variable
+    here: bool = True
+    every: int = 1
+    writers: dict = field(default_factory=dict)  # file writers the function made, kept alive
+
+    def flush(self) -> None:
+        """Writes out what the function's own writers hold (after every loop, as 2.15 did at the end of train)."""
+        for writer in self.writers.values():
+            writer.flush()
+
+    def after_step(self, strategy: tf.distribute.Strategy, tensors: Any, index: tf.Tensor) -> None:
+        fn = self.fn()
+        if fn is None:
+            return
+        gathered = host_call.gather(strategy, tensors)
+        if not self.here:
+            return
+        if self.every == 1:
+            host_call.call(fn, gathered, self.global_step, self.writers)
+            return
+
+        def call_now():
+            host_call.call(fn, gathered, self.global_step, self.writers)
+            return tf.constant(0)
+
+        tf.cond(tf.equal(index % self.every, 0), call_now, lambda: tf.constant(0))
+
+    def after_inference_step(self, strategy: tf.distribute.Strategy, tensors: Any, real_rows: tf.Tensor) -> None:
+        """Eval/predict: every step with real rows (the all-padding step that ends the stream calls nothing)."""
+        fn = self.fn()
+        if fn is None:
+            return
+        gathered = host_call.gather(strategy, tensors)
+        if not self.here:
+            return
+
+        def call_now():
+            host_call.call(fn, gathered, self.global_step, self.writers)
+            return tf.constant(0)
+
+        tf.cond(real_rows > 0, call_now, lambda: tf.constant(0))
+
+
 class TrainLoop:
     """Up to `iterations` train steps per call; one step per call without a loop when single_step.
 
@@ -74,10 +157,11 @@ class TrainLoop:
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
                  single_step: bool, stop: tf.Variable, summaries: StepSummaries | None = None,
-                 has_optimizer: Callable[[], bool] = lambda: True):
+                 has_optimizer: Callable[[], bool] = lambda: True, host_call: HostCall | None = None,
+                 fetches: StepFetches | None = None):
         recording = summaries.recording if summaries is not None else contextlib.nullcontext
 
-        def run(element):
+        def run(element, index):
             with recording():
                 with step_scope():
                     outputs = strategy.run(step, args=(element,))
@@ -87,6 +171,11 @@ class TrainLoop:
                     summaries.scalar("loss", loss)
                     if has_optimizer():
                         summaries.scalar("learning_rate", learning_rate)
+                if host_call is not None:
+                    host_call.after_step(strategy, outputs.host_call, index)
+                if fetches is not None:  # replica 0's values, as a one-device session.run saw them
+                    fetches.graph_callback({key: strategy.experimental_local_results(value)[0]
+                                            for key, value in outputs.fetched.items()})
             return loss, learning_rate
 
         @tf.function
@@ -98,24 +187,27 @@ class TrainLoop:
                 element = iterator.get_next_as_optional()
                 if not element.has_value():
                     break
-                loss, learning_rate = run(element.get_value())
+                loss, learning_rate = run(element.get_value(), done)
                 done += 1
             return done, loss, learning_rate
 
         @tf.function
         def one_step(iterator):
-            loss, learning_rate = run(next(iterator))
+            loss, learning_rate = run(next(iterator), tf.constant(0))
             return tf.constant(1), loss, learning_rate
 
         self._single = single_step
         self._function = one_step if single_step else loop
+        self._host_call = host_call
+        self.fetches = fetches
 
     def trace(self, iterator) -> None:
         """Compiles the loop for this iterator now (a shorter last loop reuses it: iterations is a tensor)."""
-        if self._single:
-            self._function.get_concrete_function(iterator)
-        else:
-            self._function.get_concrete_function(iterator, _ITERATIONS)
+        with engine_checks_unwrapped():
+            if self._single:
+                self._function.get_concrete_function(iterator)
+            else:
+                self._function.get_concrete_function(iterator, _ITERATIONS)
 
     def tracing_count(self) -> int:
         return self._function.experimental_get_tracing_count()
@@ -128,6 +220,8 @@ class TrainLoop:
                 return TrainLoopResult(0, float("nan"), 0.0)
         else:
             done, loss, rate = self._function(iterator, tf.constant(iterations))
+        if self._host_call is not None:
+            self._host_call.flush()
         return TrainLoopResult(int(done), float(loss), float(rate))
 
 
@@ -138,11 +232,15 @@ class InferenceLoop:
     no replica on any worker had a real row.
     """
 
-    def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any]):
+    def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
+                 host_call: HostCall | None = None):
         def run(element):
             with step_scope():
-                weighted, real, rows, mask = strategy.run(step, args=(element,))
-            return (strategy.reduce(_SUM, weighted, axis=None), strategy.reduce(_SUM, real, axis=None),
+                weighted, real, rows, mask, host_tensors = strategy.run(step, args=(element,))
+            total_real = strategy.reduce(_SUM, real, axis=None)
+            if host_call is not None:
+                host_call.after_inference_step(strategy, host_tensors, total_real)
+            return (strategy.reduce(_SUM, weighted, axis=None), total_real,
                     _gather(strategy, rows), _gather(strategy, mask))
 
         @tf.function
@@ -169,13 +267,19 @@ class InferenceLoop:
             return done, ended, loss_sum, count, rows, mask, sizes.stack()
 
         self._function = loop
+        self._host_call = host_call
 
     def trace(self, iterator, element_spec) -> None:
         """Compiles for the iterator's element spec, so a partial last batch reuses the same program."""
-        self._function.get_concrete_function(iterator, element_spec, _ITERATIONS)
+        with engine_checks_unwrapped():
+            self._function.get_concrete_function(iterator, element_spec, _ITERATIONS)
 
     def __call__(self, iterator, first, iterations: int) -> InferenceLoopResult:
-        done, ended, loss_sum, count, rows, mask, sizes = self._function(iterator, first, tf.constant(iterations))
+        with engine_checks_unwrapped():
+            done, ended, loss_sum, count, rows, mask, sizes = self._function(iterator, first,
+                                                                             tf.constant(iterations))
+        if self._host_call is not None:
+            self._host_call.flush()
         return InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask),
                                    np.asarray(sizes))
 

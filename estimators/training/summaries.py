@@ -11,6 +11,7 @@ import socket
 import time
 
 import tensorflow as tf
+from tensorflow.core.framework import summary_pb2
 from tensorflow.core.util import event_pb2
 
 from estimators.training.step_summaries import SCALAR_METADATA
@@ -44,6 +45,13 @@ class SummaryWriters:
             logdir = os.path.join(self._model_dir, subdir) if subdir else self._model_dir
             writer = self._writers[subdir] = tf.summary.create_file_writer(logdir)
         return writer
+
+    def raw(self, subdir: str, step: int, summary: summary_pb2.Summary) -> None:
+        """Writes a Summary proto as one event at `step` in model_dir/subdir."""
+        writer = self.writer(subdir)
+        with writer.as_default(step=step):
+            tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=step)
+        writer.flush()
 
     def scalars(self, subdir: str, step: int, values: dict) -> None:
         """Writes each name -> float as a TensorBoard scalar at `step` in model_dir/subdir."""

@@ -54,3 +54,27 @@ class TrainInput:
         self.position += steps
         if ended:
             self._iterator, self.position = None, 0
+
+
+class StartingOverAtItsEnd:
+    """run_loop for one train() call: a continued stream found already at its end starts over at once.
+
+    A stream whose data was used up exactly by earlier steps (or resumed at the position a checkpoint
+    recorded after its last batch) yields no step; tf.estimator 2.15 called input_fn in every train(),
+    so such a call starts input_fn's data over instead of ending without training.
+    """
+
+    def __init__(self, loop: Callable, iterator: Any, train_input: TrainInput, input_fn: Callable,
+                 make: Callable[[int], Any], stopping: Callable[[], bool]) -> None:
+        self._loop, self._iterator, self._train_input = loop, iterator, train_input
+        self._input_fn, self._make, self._stopping = input_fn, make, stopping
+        self._first = True
+
+    def __call__(self, iterations: int) -> Any:
+        result = self._loop(self._iterator, iterations)
+        if self._first and result.steps == 0 and self._train_input.position > 0 and not self._stopping():
+            self._train_input.advanced(0, ended=True)
+            self._iterator = self._train_input.iterator(self._input_fn, self._make)
+            result = self._loop(self._iterator, iterations)
+        self._first = False
+        return result

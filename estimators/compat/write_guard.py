@@ -1,0 +1,77 @@
+"""Outside TRAIN, model_fn's writes to saved variables do nothing, as a TF1 session never ran them.
+
+tf.estimator's evaluate/predict fetched only the loss, metric updates and predictions: a train_op
+written by hand (`tf.compat.v1.assign_sub(w, lr * g)`, `global_step.assign_add(1)`) was built in
+every mode but ran only in TRAIN. In a tf.function every stateful op runs, so without this each
+eval step would update the weights the next batches see. Inside a model_fn call in EVAL or PREDICT,
+assign/assign_add/assign_sub on model weights, optimizer state and the global step return the value
+the write would have produced and leave the variable unchanged; metric (local) variables stay
+writable. Optimizers are guarded one level up (optimizer_guard.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+from tensorflow.python.distribute import tpu_values
+from tensorflow.python.distribute import values as distribute_values
+from tensorflow.python.ops import resource_variable_ops
+
+from estimators.compat.call_context import current_call
+
+SAVED = "_estimators_saved"  # attribute set on the store's model, optimizer and step variables
+_METHODS = {"assign": lambda old, value: value, "assign_add": lambda old, delta: old + delta,
+            "assign_sub": lambda old, delta: old - delta}
+_lock = threading.Lock()
+_installed = False
+
+
+def mark_saved(variable: Any) -> None:
+    """Marks a store variable (and its per-replica copies) as one that only TRAIN may write."""
+    for each in (variable, *(getattr(variable, "values", None) or ())):
+        try:
+            setattr(each, SAVED, True)
+        except AttributeError:  # a variable type without a __dict__: left writable
+            pass
+
+
+def _guarded(original: Callable, would_be: Callable) -> Callable:
+    @functools.wraps(original)
+    def write(self, value, use_locking=None, name=None, read_value=True):
+        call = current_call()
+        if call is None or call.training or not getattr(self, SAVED, False):
+            return original(self, value, use_locking=use_locking, name=name, read_value=read_value)
+        if not read_value:
+            return tf.no_op()
+        return would_be(self.read_value(), tf.cast(value, self.dtype))
+
+    write._estimators_guarded = True  # noqa: SLF001
+    return write
+
+
+def _variable_classes() -> list[type]:
+    """Every variable class of TensorFlow's that defines its own writes (plain, distributed, TPU)."""
+    found = []
+    for module in (resource_variable_ops, distribute_values, tpu_values):
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, tf.Variable) and set(_METHODS) & set(vars(value)):
+                found.append(value)
+    return found
+
+
+def install() -> None:
+    """Wraps the variable classes' writes once (idempotent; they change nothing outside model_fn calls)."""
+    global _installed
+    with _lock:
+        if _installed:
+            return
+        for cls in _variable_classes():
+            for method, would_be in _METHODS.items():
+                original = cls.__dict__.get(method)
+                if original is not None and not getattr(original, "_estimators_guarded", False):
+                    setattr(cls, method, _guarded(original, would_be))
+        _installed = True

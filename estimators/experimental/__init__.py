@@ -1,0 +1,15 @@
+"""tf.estimator.experimental's names that have a meaning here: early stopping from eval event files."""
+
+from estimators.experimental.early_stopping import (
+    make_early_stopping_hook,
+    read_eval_metrics,
+    stop_if_higher_hook,
+    stop_if_lower_hook,
+    stop_if_no_decrease_hook,
+    stop_if_no_increase_hook,
+)
+
+__all__ = [
+    "make_early_stopping_hook", "read_eval_metrics", "stop_if_higher_hook", "stop_if_lower_hook",
+    "stop_if_no_decrease_hook", "stop_if_no_increase_hook",
+]
