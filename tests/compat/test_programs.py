@@ -72,15 +72,14 @@ class Program:
 PROGRAMS = {
     "mnist_tpu": Program(legacy_keras=True),
     "mnist_estimator": Program(legacy_keras=False, missing=(
-        "estimators.LoggingTensorHook (tf.estimator.LoggingTensorHook of named model_fn tensors; not in the engine), "
-        "and then evaluate() with tf.compat.v1.metrics in eval_metric_ops on a CNN: the engine reads the metric "
-        "values by calling model_fn on zero rows, and TF 2.21's oneDNN Conv2D fails on a zero-row batch "
-        "('input depth must be evenly divisible by filter depth: 1 vs 8')")),
+        "evaluate() with tf.compat.v1.metrics in eval_metric_ops on a CNN: the engine reads the metric values by "
+        "calling model_fn on zero rows, and TF 2.21's oneDNN Conv2D fails on a zero-row batch ('input depth must "
+        "be evenly divisible by filter depth: 1 vs 8'); train() with LoggingTensorHook runs")),
     "fashion_colab": Program(legacy_keras=True, exact_statistics=(
         "batch_normalization/moving_mean", "batch_normalization/moving_variance")),
     "resnet_tpu": Program(legacy_keras=True, missing=(
-        "branch tpucontext: estimators.InputPipelineConfig (tpucontext has it only as estimators.tpu."
-        "InputPipelineConfig), PER_HOST_V2 per-replica batches whose first dimension is not the batch (the HWCN "
+        "estimators.InputPipelineConfig at top level (main has estimators.tpu.InputPipelineConfig), "
+        "PER_HOST_V2 per-replica batches whose first dimension is not the batch (the HWCN "
         "double transpose; tpucontext refuses them), predict() off the TPU without predict_batch_size; and, in "
         "the engine, TPUEstimatorSpec.host_call (refused today)")),
     "census_estimator": Program(legacy_keras=True, first_loss_factor=3.0),
