@@ -23,7 +23,7 @@ from estimators.checkpoint import mapping, warm_start
 from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.checkpoint.model_dir_check import check_model_dir
-from estimators.compat.input_fn_call import call_input_fn
+from estimators.compat.input_fn_call import as_dataset, call_input_fn
 from estimators.compat.random_seed import seeded_entry_point, seeded_generator
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
 from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
@@ -62,15 +62,14 @@ def _no_hooks(hooks: Any, what: str) -> None:
                          "from evaluate()'s results or predict()'s outputs.")
 
 
-def _skipping(input_fn: Callable, elements: int) -> Callable:
+def _skipping(input_fn: Callable, elements: int, config: Any = None) -> Callable:
     """input_fn whose dataset starts `elements` elements in (same signature: arguments still go by name)."""
     if elements <= 0:
         return input_fn
 
     @functools.wraps(input_fn)
     def skipped(*args, **kwargs):
-        dataset = input_fn(*args, **kwargs)
-        return dataset.skip(elements) if isinstance(dataset, tf.data.Dataset) else dataset
+        return as_dataset(input_fn(*args, **kwargs), lambda: input_fn(*args, **kwargs), config).skip(elements)
 
     return skipped
 
@@ -311,7 +310,8 @@ class Estimator:
             per_step = self._input_elements_per_step(runtime)
 
             def make(at: int):
-                return iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step), ModeKeys.TRAIN))
+                return iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step, self._config),
+                                                      ModeKeys.TRAIN))
 
             iterator = self._train_input.iterator(input_fn, make, resume_at=self._resume_position(latest))
             if summaries is not None:

@@ -2,7 +2,9 @@
 
 tf.estimator passes each of those only when input_fn declares an argument of that name, so
 `input_fn(mode, params)` gets the mode as `mode` (never the params dict in its first position).
-TPUEstimator required `params`, where it puts the batch size.
+TPUEstimator required `params`, where it puts the batch size. An input_fn may also return tensors
+(`features` or `(features, labels)`, typically a one-shot iterator's get_next()): tf.estimator 2.15
+evaluated them again for every step until they raised OutOfRangeError, and so does the dataset made here.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def input_fn_args(input_fn: Callable) -> tuple[str, ...]:
 
 def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, input_context: Any = None,
                   require_params: bool = False) -> tf.data.Dataset:
-    """input_fn's dataset, called with the arguments it declares; ValueError unless it returns a Dataset."""
+    """input_fn's dataset, called with the arguments it declares; returned tensors become a dataset of their values."""
     args = input_fn_args(input_fn)
     if require_params and "params" not in args:
         raise ValueError(
@@ -39,10 +41,66 @@ def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, i
             "TPUEstimator needs to pass the batch size as params['batch_size']."
         )
     values = {"mode": mode, "params": params, "config": config, "input_context": input_context}
-    dataset = input_fn(**{name: values[name] for name in args})
-    if not isinstance(dataset, tf.data.Dataset):
+
+    def call() -> Any:
+        return input_fn(**{name: values[name] for name in args})
+
+    return as_dataset(call(), call, config)
+
+
+def as_dataset(result: Any, call: Callable[[], Any], config: Any = None) -> tf.data.Dataset:
+    """input_fn's `result` as a dataset: itself, or (tensors) the values `call` gives evaluated again and again."""
+    if isinstance(result, tf.data.Dataset):
+        return result
+    if not _is_tensor_structure(result):
         raise ValueError(
-            f"input_fn must return a tf.data.Dataset, got {type(dataset).__name__}. (A (features, labels) "
-            "tuple of tensors works too: wrap it with tf.data.Dataset.from_tensors(...).)"
+            f"input_fn must return a tf.data.Dataset, or `features` / `(features, labels)` made of tensors, "
+            f"got {type(result).__name__}."
         )
-    return dataset
+    return tensors_as_dataset(call, seed=getattr(config, "tf_random_seed", None))
+
+
+def _is_tensor_structure(value: Any) -> bool:
+    leaves = tf.nest.flatten(value)
+    return bool(leaves) and all(tf.is_tensor(leaf) for leaf in leaves)
+
+
+def tensors_as_dataset(call: Callable[[], Any], seed: int | None = None) -> tf.data.Dataset:
+    """The dataset of what `call` returns when its tensors are evaluated again and again, as session.run did.
+
+    tf.estimator 2.15 called input_fn in a graph (with the config's tf_random_seed as its seed) and
+    evaluated the tensors once per step until OutOfRangeError. This does the same: each pass over the
+    dataset builds `call`'s graph afresh, initialises its variables and tables as the Scaffold did, and
+    yields one session.run of its tensors per element, so a one-shot iterator's get_next() advances and
+    ends the dataset, and tensors without an iterator repeat forever.
+    """
+
+    def build() -> tuple[tf.Graph, Any]:
+        graph = tf.Graph()
+        with graph.as_default():
+            if seed is not None:
+                tf.compat.v1.set_random_seed(seed)
+            return graph, call()
+
+    graph, tensors = build()
+    leaves = tf.nest.flatten(tensors)
+    if not _is_tensor_structure(tensors) or any(getattr(t, "graph", None) is not graph for t in leaves):
+        raise ValueError("input_fn returned tensors in eager mode but not when called in a graph; return a "
+                         "tf.data.Dataset instead.")
+    signature = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), tensors)
+
+    def evaluations():
+        graph, tensors = build()
+        with graph.as_default():
+            init = [tf.compat.v1.global_variables_initializer(), tf.compat.v1.local_variables_initializer(),
+                    tf.compat.v1.tables_initializer()]
+        with tf.compat.v1.Session(graph=graph) as session:
+            session.run(init)
+            while True:
+                try:
+                    values = session.run(tensors)
+                except tf.errors.OutOfRangeError:
+                    return
+                yield values
+
+    return tf.data.Dataset.from_generator(evaluations, output_signature=signature)

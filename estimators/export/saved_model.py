@@ -16,6 +16,7 @@ from typing import Any
 import tensorflow as tf
 from absl import logging
 from tensorflow.core.protobuf import saved_model_pb2
+from tensorflow.python.trackable.resource import ResourceTracker, resource_tracker_scope
 
 from estimators.export.predict_model import PredictModel
 from estimators.export.serving_graph import trace_signatures
@@ -40,11 +41,14 @@ def export_saved_model(model_fn: Callable, params: dict, config: Any, checkpoint
     if assets_extra is not None and not isinstance(assets_extra, dict):
         raise ValueError(f"assets_extra must be a dict of relative destination -> source path, got {assets_extra!r}.")
     model = PredictModel(model_fn, params, config)
-    signatures, method_names = trace_signatures(serving_input_receiver_fn, model)
+    resources = ResourceTracker()  # lookup tables etc. model_fn or the receiver fn made: the export must hold them
+    with resource_tracker_scope(resources):
+        signatures, method_names = trace_signatures(serving_input_receiver_fn, model)
     model.restore(checkpoint_path)
     module = tf.Module()
     for name, value in model.trackables().items():
         setattr(module, name, value)
+    module.resources = list(resources.resources)
 
     final = _timestamped_dir(export_dir_base)
     temporary = os.path.join(export_dir_base, "temp-" + os.path.basename(final))
