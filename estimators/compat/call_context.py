@@ -39,6 +39,7 @@ class ModelFnCall:
     names: Any = None  # the call's runtime.naming.CallNames
     collections: Any = None  # the call's compat.collections.CallCollections
     summaries: list = field(default_factory=list)  # tf.compat.v1.summary ops model_fn created
+    read_only: bool = False  # no variable write takes effect (reading v1 metric values)
 
     @property
     def training(self) -> bool:

@@ -6,7 +6,8 @@ every mode but ran only in TRAIN. In a tf.function every stateful op runs, so wi
 eval step would update the weights the next batches see. Inside a model_fn call in EVAL or PREDICT,
 assign/assign_add/assign_sub on model weights, optimizer state and the global step return the value
 the write would have produced and leave the variable unchanged; metric (local) variables stay
-writable. Optimizers are guarded one level up (optimizer_guard.py).
+writable, except in a read-only call (the engine's read of v1 metric values), where no write takes
+effect. Optimizers are guarded one level up (optimizer_guard.py).
 """
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ from typing import Any
 import tensorflow as tf
 from tensorflow.python.distribute import tpu_values
 from tensorflow.python.distribute import values as distribute_values
-from tensorflow.python.ops import resource_variable_ops
+from tensorflow.python.ops import gen_resource_variable_ops, resource_variable_ops
 
 from estimators.compat.call_context import current_call
 
 SAVED = "_estimators_saved"  # attribute set on the store's model, optimizer and step variables
 _METHODS = {"assign": lambda old, value: value, "assign_add": lambda old, delta: old + delta,
             "assign_sub": lambda old, delta: old - delta}
+# The raw write ops (scatter updates of tf.compat.v1.metrics, writes to per-replica copies): off in read-only calls.
+_RAW_WRITES = ("assign_variable_op", "assign_add_variable_op", "assign_sub_variable_op", "resource_scatter_add",
+               "resource_scatter_sub", "resource_scatter_mul", "resource_scatter_div", "resource_scatter_min",
+               "resource_scatter_max", "resource_scatter_update")
 _lock = threading.Lock()
 _installed = False
 
@@ -43,11 +48,23 @@ def _guarded(original: Callable, would_be: Callable) -> Callable:
     @functools.wraps(original)
     def write(self, value, use_locking=None, name=None, read_value=True):
         call = current_call()
-        if call is None or call.training or not getattr(self, SAVED, False):
+        if call is None or not (call.read_only or (not call.training and getattr(self, SAVED, False))):
             return original(self, value, use_locking=use_locking, name=name, read_value=read_value)
         if not read_value:
             return tf.no_op()
         return would_be(self.read_value(), tf.cast(value, self.dtype))
+
+    write._estimators_guarded = True  # noqa: SLF001
+    return write
+
+
+def _raw_guarded(original: Callable) -> Callable:
+    @functools.wraps(original)
+    def write(*args, **kwargs):
+        call = current_call()
+        if call is not None and call.read_only:
+            return tf.no_op()
+        return original(*args, **kwargs)
 
     write._estimators_guarded = True  # noqa: SLF001
     return write
@@ -74,4 +91,8 @@ def install() -> None:
                 original = cls.__dict__.get(method)
                 if original is not None and not getattr(original, "_estimators_guarded", False):
                     setattr(cls, method, _guarded(original, would_be))
+        for name in _RAW_WRITES:
+            original = getattr(gen_resource_variable_ops, name)
+            if not getattr(original, "_estimators_guarded", False):
+                setattr(gen_resource_variable_ops, name, _raw_guarded(original))
         _installed = True

@@ -136,7 +136,7 @@ class CallNames:
         path = keras_variable_path()
         if path is not None:
             return self._keras_name(path)
-        if requested and requested.endswith("/") and self._root and requested.startswith(self._root):
+        if requested and requested.endswith("/") and requested.startswith(self._root):
             return clean(requested[len(self._root):])  # a full name scope, as tf.compat.v1.metrics passes
         name = clean(requested)
         # Eager-aware: tf_keras builds weights under init_scope, in the eager name scope init_scope

@@ -87,13 +87,14 @@ class ModelFnSteps:
         step = tf.autograph.experimental.do_not_convert(step)
         return tf.function(step, jit_compile=True) if self._jit_compile else step
 
-    def call(self, mode: str, features: Any, labels: Any, batch_size: int | None):
+    def call(self, mode: str, features: Any, labels: Any, batch_size: int | None, read_only: bool = False):
         """Calls model_fn once in its TF1 context; returns (checked spec, call record).
 
         The variable store's scope is entered here, innermost: MirroredStrategy's own creator in
         each replica thread would otherwise serve replicas after the first without asking it.
+        read_only: no variable write model_fn builds takes effect (write_guard).
         """
-        call = ModelFnCall(mode, self._num_replicas)
+        call = ModelFnCall(mode, self._num_replicas, read_only=read_only)
         params = self._params_for(self._params, batch_size)
         with self._variable_scope(mode):
             spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
@@ -201,15 +202,17 @@ class ModelFnSteps:
         return ()
 
     def metric_values(self, batch_size: int | None, trace: StepTrace) -> Callable:
-        """A replica step returning eval_metric_ops' v1 values: model_fn on zero rows, so nothing is added.
+        """A replica step returning eval_metric_ops' v1 values: model_fn called read-only on placeholder rows.
 
         The values are computed in the cross-replica merge_call of each metric (sums over replicas)
-        after every update of the evaluation: read them once, after the last batch.
+        after every update of the evaluation: read them once, after the last batch. The call's
+        writes (the metrics' updates) take no effect; its rows are zeros of the step's shapes, since
+        some kernels (oneDNN's Conv2D) reject zero-row batches.
         """
 
         def step():
-            features, labels = metrics.empty_inputs(trace.input_specs)
-            spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
+            features, labels = metrics.placeholder_inputs(trace.input_specs, batch_size or 1)
+            spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size, read_only=True)
             ops = spec.eval_metric_ops if isinstance(spec, EstimatorSpec) else None
             return metrics.pair_values(ops, trace.metric_pairs)
 
