@@ -439,6 +439,7 @@ class Estimator:
         with paused_collection(collect_first=True), runtime.strategy.scope():
             iterator = iter(self._distributed_dataset(runtime, input_fn, mode))
             first_value = next(iterator)
+            runtime.remember_eval_element(first_value)
             loop.trace(iterator, iterator.element_spec)
             self._restore_for_inference(runtime, path)
             step = runtime.global_step.read_value()
@@ -453,6 +454,7 @@ class Estimator:
                 remaining -= result.steps
                 more = not result.ended and remaining > 0
                 first_value = next(iterator) if more else None
+                more = more and loop.has_rows(first_value)
             per_loop.record(result.steps, time.monotonic() - started)
             yield result
             if not more:

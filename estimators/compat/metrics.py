@@ -85,41 +85,6 @@ def pair_values(metrics: dict, names: list[str]) -> dict:
     return values
 
 
-def placeholder_rows(spec: Any, rows: int) -> Any:
-    """A value of `spec` (a per-replica input's TypeSpec): `rows` rows of zeros (no sparse or ragged entries)."""
-
-    def dims(shape: tf.TensorShape) -> list[int]:
-        return [rows] + [d if d is not None else 1 for d in shape.as_list()[1:]]
-
-    if isinstance(spec, tf.TensorSpec):
-        return tf.zeros(dims(spec.shape), spec.dtype)
-    if isinstance(spec, tf.SparseTensorSpec):
-        shape = dims(spec.shape)
-        return tf.SparseTensor(tf.zeros([0, len(shape)], tf.int64), tf.zeros([0], spec.dtype), shape)
-    if isinstance(spec, tf.RaggedTensorSpec):
-        inner = [d if d is not None else 1 for d in spec.shape.as_list()[spec.ragged_rank + 1:]]
-        value = tf.zeros([0] + inner, spec.dtype)
-        for _ in range(spec.ragged_rank):
-            value = tf.RaggedTensor.from_row_lengths(value, tf.zeros([rows], spec.row_splits_dtype))
-            rows = 1
-        return value
-    raise ValueError(
-        f"Cannot read tf.compat.v1.metrics values for an input of type {spec}: the engine reads them by calling "
-        "model_fn read-only on placeholder rows of each input, and supports dense, sparse and ragged tensors. Use "
-        "TPUEstimatorSpec(eval_metrics=(metric_fn, tensors)) or Keras metrics instead."
-    )
-
-
-def input_specs(inputs: Any) -> Any:
-    """The TypeSpecs of a step's per-replica inputs (None stays None)."""
-    return tf.nest.map_structure(lambda t: None if t is None else tf.type_spec_from_value(t), inputs)
-
-
-def placeholder_inputs(specs: Any, rows: int) -> Any:
-    """Inputs of the structure `input_specs` recorded, `rows` rows of zeros (TypeSpecs are nest leaves here)."""
-    return tf.nest.map_structure(lambda s: None if s is None else placeholder_rows(s, rows), specs)
-
-
 def reset_local_variable(variable: Any, initial: np.ndarray) -> None:
     """Puts a TF1 local (metric) variable back to its initial value, as local_variables_initializer did.
 

@@ -56,6 +56,7 @@ class Runtime:
         self._host_values_now: dict | None = None
         self._host_pairs: list[str] = []
         self._step_values: dict[tuple, Callable] = {}
+        self._eval_element: Any = None  # an element of the running evaluation (remember_eval_element)
         self.host_metric_objects: dict = {}
         self._barrier: Callable | None = None
         self._vote: Callable | None = None
@@ -132,24 +133,28 @@ class Runtime:
             for stored in self.store.tf1_local_variables():
                 reset_local_variable(stored.variable, stored.initial)
 
+    def remember_eval_element(self, element: Any) -> None:
+        """An element of the running evaluation: the input of the read-only call that reads v1 metric values."""
+        self._eval_element = element
+
     def _read_step_values(self, trace: StepTrace) -> dict:
-        """eval_metric_ops' v1 values now: model_fn once more on zero rows in every replica."""
+        """eval_metric_ops' v1 values now: model_fn once more, read-only, in every replica."""
         key = id(trace)
         if key not in self._step_values:
             step = self.steps.metric_values(self._batch_size_of(trace), trace)
 
             @tf.function(autograph=False)
-            def read():
+            def read(element):
                 before = self.global_step.read_value()
                 with self.step_scope(ModeKeys.EVAL):
-                    values = self.strategy.run(step)
+                    values = self.strategy.run(step, args=(element,))
                 with tf.control_dependencies(tf.nest.flatten(values)):
                     self.global_step.assign(before)
                 return {name: self.strategy.experimental_local_results(value)[0] for name, value in values.items()}
 
             self._step_values[key] = read
         with self.strategy.scope():
-            return {name: value.numpy() for name, value in self._step_values[key]().items()}
+            return {name: value.numpy() for name, value in self._step_values[key](self._eval_element).items()}
 
     def _batch_size_of(self, trace: StepTrace) -> int | None:
         for (_mode, batch_size, *_), (_, known) in self._loops.items():

@@ -28,13 +28,12 @@ class StepTrace:
     """What tracing a step learned about model_fn: read by the loop that owns the step.
 
     metric_pairs names eval_metric_ops' tf.compat.v1 (value, update_op) pairs; their values are
-    read after the last batch by `ModelFnSteps.metric_values`, on zero-row inputs of input_specs.
+    read after the last batch by `ModelFnSteps.metric_values` (a read-only call on an eval batch).
     """
 
     metric_fn: Callable | None = None
     metric_objects: dict = field(default_factory=dict)
     metric_pairs: list = field(default_factory=list)
-    input_specs: Any = None
     optimizers: list = field(default_factory=list)
     training_hooks: list = field(default_factory=list)  # the spec's training_hooks
     chief_hooks: list = field(default_factory=list)  # its training_chief_hooks (run by the chief only)
@@ -170,7 +169,6 @@ class ModelFnSteps:
 
         def step(element):
             (features, labels), mask = split_element(element[0]), element[1]
-            trace.input_specs = metrics.input_specs((features, labels))
             spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
             loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
@@ -202,16 +200,16 @@ class ModelFnSteps:
         return ()
 
     def metric_values(self, batch_size: int | None, trace: StepTrace) -> Callable:
-        """A replica step returning eval_metric_ops' v1 values: model_fn called read-only on placeholder rows.
+        """A replica step returning eval_metric_ops' v1 values: model_fn called read-only on an eval element.
 
         The values are computed in the cross-replica merge_call of each metric (sums over replicas)
-        after every update of the evaluation: read them once, after the last batch. The call's
-        writes (the metrics' updates) take no effect; its rows are zeros of the step's shapes, since
-        some kernels (oneDNN's Conv2D) reject zero-row batches.
+        after every update of the evaluation: read them once, after the last batch. No write of the
+        call takes effect (the metrics' updates included), so any batch of the evaluation serves as
+        its input (zero-row batches would not: oneDNN's Conv2D, for one, rejects them).
         """
 
-        def step():
-            features, labels = metrics.placeholder_inputs(trace.input_specs, batch_size or 1)
+        def step(element):
+            features, labels = split_element(element[0])
             spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size, read_only=True)
             ops = spec.eval_metric_ops if isinstance(spec, EstimatorSpec) else None
             return metrics.pair_values(ops, trace.metric_pairs)

@@ -234,6 +234,10 @@ class InferenceLoop:
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
                  host_call: HostCall | None = None):
+        def real_rows(element):
+            per_replica = strategy.run(lambda e: tf.reduce_sum(tf.cast(e[1], tf.float32)), args=(element,))
+            return strategy.reduce(_SUM, per_replica, axis=None)
+
         def run(element):
             with step_scope():
                 weighted, real, rows, mask, host_tensors = strategy.run(step, args=(element,))
@@ -256,18 +260,28 @@ class InferenceLoop:
             done = tf.constant(1)
             ended = count == 0
             while done < iterations and not ended:
-                loss, real, rows, mask = run(next(iterator))
-                loss_sum += loss
-                count += real
-                arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, (rows, mask))
-                sizes = sizes.write(done, tf.shape(mask)[0])
-                done += 1
-                ended = real == 0
+                element = next(iterator)
+                # The stream's all-padding end is not run: model_fn never sees a batch without a real row
+                # (some kernels reject zero-row batches: oneDNN's Conv2D on the CPU).
+                if real_rows(element) > 0:
+                    loss, real, rows, mask = run(element)
+                    loss_sum += loss
+                    count += real
+                    arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, (rows, mask))
+                    sizes = sizes.write(done, tf.shape(mask)[0])
+                    done += 1
+                else:
+                    ended = True
             rows, mask = tf.nest.map_structure(lambda ta: ta.concat(), arrays)
             return done, ended, loss_sum, count, rows, mask, sizes.stack()
 
         self._function = loop
+        self._real_rows = tf.function(real_rows)
         self._host_call = host_call
+
+    def has_rows(self, element) -> bool:
+        """Whether an element (from the caller's next()) holds a real row on any replica or worker."""
+        return bool(self._real_rows(element) > 0)
 
     def trace(self, iterator, element_spec) -> None:
         """Compiles for the iterator's element spec, so a partial last batch reuses the same program."""
