@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -225,3 +226,35 @@ def test_ported_model_fns_reach_estimators_export_after_import_estimators():
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "PredictOutput"
+
+
+def test_a_dropout_model_resumes_a_checkpoint_without_keras_3_seed_generator_state(tmp_path):
+    # tf.estimator's Dropout kept no random state in variables; Keras 3's keeps a seed generator's. A
+    # name-based checkpoint written as 2.15 wrote it (no such key) must still train on, not fail as missing.
+    from estimators import CrossShardOptimizer, RunConfig, TPUConfig, TPUEstimator, TPUEstimatorSpec
+    from tests import engine_models as m
+
+    kernel = np.full([m.FEATURES, m.CLASSES], 0.1, np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        values = {"dense/kernel": tf.compat.v1.Variable(kernel, name="dense/kernel"),
+                  "dense/bias": tf.compat.v1.Variable(np.zeros([m.CLASSES], np.float32), name="dense/bias"),
+                  "global_step": tf.compat.v1.Variable(np.int64(5), name="global_step")}
+        saver = tf.compat.v1.train.Saver(values)
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            saver.save(session, str(tmp_path / "model.ckpt"), global_step=5)
+
+    def dropout_model_fn(features, labels, mode, params):
+        hidden = keras.layers.Dropout(0.5, seed=1)(features, training=mode == "train")
+        logits = keras.layers.Dense(m.CLASSES)(hidden)
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        optimizer = CrossShardOptimizer(keras.optimizers.SGD(0.1))
+        return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss) if mode == "train" else None)
+
+    x, y = m.dataset(32)
+    estimator = TPUEstimator(dropout_model_fn, config=RunConfig(model_dir=str(tmp_path), tpu_config=TPUConfig(2)),
+                             use_tpu=False, train_batch_size=16, eval_batch_size=16)
+    np.testing.assert_allclose(estimator.get_variable_value("dense/kernel"), kernel)
+    estimator.train(m.train_input_fn(x, y), max_steps=7)
+    assert estimator.get_variable_value("global_step") == 7

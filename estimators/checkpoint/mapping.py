@@ -6,7 +6,8 @@ tf.estimator model_dir resumes by name. Two kinds of state were named differentl
   `global_step` (a TF1 Adam's bias correction used the same count): it starts from `global_step`;
 - Keras 2 (tf.keras 2.x) optimizers named slots `Adam/<variable>/m` and `Adam/<variable>/v` and their
   counter `Adam/iter`: a Keras 3 optimizer of the same algorithm takes them as its TF1-named slots.
-Anything else a checkpoint lacks is an error (Checkpointer.restore lists it), never a silent init.
+A Keras 3 seed generator's state (TF1 had none) is optional. Anything else a checkpoint lacks is an error
+(Checkpointer.restore lists it), never a silent init.
 """
 
 from __future__ import annotations
@@ -50,11 +51,19 @@ def restore_plan(variables: Mapping[str, Any], stored: Collection[str],
     for name, variable in variables.items():
         source = name if name in stored else next((alt for alt in _alternatives(name, stored) if alt in stored), None)
         if source is None:
-            if name in optional:
+            if name in optional or keras3_only(name):
                 continue
             source = name
         plan[source] = (*_as_tuple(plan[source]), variable) if source in plan else variable
     return plan
+
+
+def keras3_only(name: str) -> bool:
+    """State Keras 3 keeps and TF1 had no variable for (a Dropout's seed generator): saved, but optional to restore.
+
+    tf.estimator's model_dirs lack it; the layer then starts its random stream as initialised.
+    """
+    return name.rpartition("/")[2] == "seed_generator_state"
 
 
 def _as_tuple(value: Any) -> tuple:
