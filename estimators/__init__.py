@@ -12,7 +12,7 @@ from estimators.export.exporters import BestExporter, Exporter, FinalExporter, L
 from estimators.keras_model import model_to_estimator  # noqa: E402
 from estimators.mode_keys import ModeKeys  # noqa: E402
 from estimators.preflight import preflight  # noqa: E402
-from estimators.run_config import RunConfig, TPUConfig  # noqa: E402
+from estimators.run_config import InputPipelineConfig, RunConfig, TPUConfig  # noqa: E402
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec  # noqa: E402
 from estimators.tpu_estimator import TPUEstimator  # noqa: E402
 from estimators.training.hooks import Hook, SavingListener, StopAtStepHook  # noqa: E402
@@ -22,7 +22,7 @@ from estimators.training.train_and_evaluate import EvalSpec, TrainSpec, train_an
 
 __all__ = [
     "BestExporter", "CrossShardOptimizer", "Estimator", "EstimatorSpec", "EvalSpec", "Exporter", "FinalExporter",
-    "Hook", "LatestExporter", "LoggingTensorHook", "ModeKeys", "RunConfig", "SavingListener", "StopAtStepHook",
+    "Hook", "InputPipelineConfig", "LatestExporter", "LoggingTensorHook", "ModeKeys", "RunConfig", "SavingListener", "StopAtStepHook",
     "TPUConfig", "TPUEstimator", "TPUEstimatorSpec", "TrainSpec", "TrainingInterrupted", "WarmStartSettings",
     "experimental", "model_to_estimator", "preflight", "train_and_evaluate",
 ]
