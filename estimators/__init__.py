@@ -22,7 +22,7 @@ from estimators.training.train_and_evaluate import EvalSpec, TrainSpec, train_an
 
 __all__ = [
     "BestExporter", "CrossShardOptimizer", "Estimator", "EstimatorSpec", "EvalSpec", "Exporter", "FinalExporter",
-    "Hook", "InputPipelineConfig", "LatestExporter", "LoggingTensorHook", "ModeKeys", "RunConfig", "SavingListener", "StopAtStepHook",
-    "TPUConfig", "TPUEstimator", "TPUEstimatorSpec", "TrainSpec", "TrainingInterrupted", "WarmStartSettings",
-    "experimental", "model_to_estimator", "preflight", "train_and_evaluate",
+    "Hook", "InputPipelineConfig", "LatestExporter", "LoggingTensorHook", "ModeKeys", "RunConfig", "SavingListener",
+    "StopAtStepHook", "TPUConfig", "TPUEstimator", "TPUEstimatorSpec", "TrainSpec", "TrainingInterrupted",
+    "WarmStartSettings", "experimental", "model_to_estimator", "preflight", "train_and_evaluate",
 ]
