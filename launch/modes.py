@@ -34,7 +34,12 @@ class Run:
     def input_fn(self, mode: str):
         """The dataset's input_fn, logging at its first call the replicas and batch it was asked for."""
         input_fn = self.dataset.input_fn(mode, self.settings.data_dir, seed=self.settings.seed)
-        return reporting_batches(input_fn, _PHASES[mode])
+        return reporting_batches(input_fn, _PHASES[mode], self.global_batch(mode))
+
+    def global_batch(self, mode: str) -> int:
+        settings = self.settings
+        return {"train": settings.train_batch_size, "eval": settings.eval_batch_size,
+                "infer": settings.predict_batch_size}[mode]
 
 
 def _require_trained(run: Run) -> None:
@@ -79,7 +84,7 @@ def predict(run: Run) -> dict:
     if settings.predict_files:
         images = load_images(settings.predict_files, run.dataset.image_shape)
         sources = list(settings.predict_files)
-        input_fn = reporting_batches(_images_input_fn(images), "predict")
+        input_fn = reporting_batches(_images_input_fn(images), "predict", run.global_batch("infer"))
     else:
         input_fn = run.input_fn("infer")
         images, truth = run.dataset.load("test", settings.data_dir)

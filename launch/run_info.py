@@ -90,8 +90,8 @@ def describe(settings: Settings, model: ModelInfo, dataset: DatasetSource) -> No
     logging.info("model_dir: %s (%s)", settings.model_dir, _checkpoint_state(settings.model_dir))
 
 
-def reporting_batches(input_fn: Callable, phase: str) -> Callable:
-    """input_fn that logs, at its first call, the replicas and per-replica batch the estimator asked for."""
+def reporting_batches(input_fn: Callable, phase: str, global_batch: int) -> Callable:
+    """input_fn that logs, at its first call, the replicas, per-replica batch and what input_fn is asked to batch."""
     said = []
 
     def wrapped(params):
@@ -99,10 +99,12 @@ def reporting_batches(input_fn: Callable, phase: str) -> Callable:
             said.append(True)
             context = params.get("context")
             replicas = context.num_replicas_in_sync if context is not None else 1
-            per_replica = params.get("batch_size")
-            if per_replica is not None:
-                logging.info("%s: %d replica%s x %d examples per replica = global batch %d", phase, replicas,
-                             "s" if replicas != 1 else "", per_replica, per_replica * replicas)
+            asked = params.get("batch_size")
+            per_replica = global_batch // replicas
+            split = f"; input_fn makes batches of {asked}, cut into per-replica slices" if asked not in (
+                None, per_replica) else ""
+            logging.info("%s: %d replica%s x %d examples per replica = global batch %d%s", phase, replicas,
+                         "s" if replicas != 1 else "", per_replica, global_batch, split)
         return input_fn(params)
 
     return wrapped
