@@ -146,16 +146,27 @@ class TPUEstimator(Estimator):
         except RuntimeError:  # the default strategy: one replica
             return 1
 
+    def _unbatched_predict(self, mode: str) -> bool:
+        """predict() off the TPU without predict_batch_size: 2.15 required the size only on a TPU (tpu_context.py
+        validation) and otherwise ran input_fn's own batches, as a plain Estimator does."""
+        return mode == ModeKeys.PREDICT and self._batch_sizes[mode] is None and self._running_on_cpu(mode)
+
     def _global_batch_size(self, mode: str) -> int | None:
         size = self._batch_sizes[mode]
+        if size is None and self._unbatched_predict(mode):
+            return None
         if size is None:
             raise ValueError(f"TPUEstimator needs {_BATCH_ARGS[mode]} to {mode_verb(mode)}; pass it to TPUEstimator().")
         return size
 
-    def _model_fn_batch_size(self, mode: str, runtime: Runtime) -> int:
+    def _model_fn_batch_size(self, mode: str, runtime: Runtime) -> int | None:
+        if self._unbatched_predict(mode):
+            return None
         return per_replica_batch_size(self._global_batch_size(mode), runtime.num_replicas, _BATCH_ARGS[mode])
 
     def _distributed_dataset(self, runtime: Runtime, input_fn: Callable, mode: str):
+        if self._unbatched_predict(mode):
+            return super()._distributed_dataset(runtime, input_fn, mode)
         self._model_fn_batch_size(mode, runtime)  # one clear error when the global batch does not divide
         deployment = InputDeployment.for_mode(self._config.tpu_config, mode, self._running_on_cpu(mode))
         dataset_fn = make_dataset_fn(input_fn, self._input_params(), self._config, self._global_batch_size(mode),

@@ -142,3 +142,47 @@ def test_per_host_v1_evaluation_sees_every_example_once_with_a_partial_last_batc
     results = estimator.evaluate(input_fn)
     assert results["total"] == sum(range(37))
     assert results["loss"] == pytest.approx(sum(range(37)) / 37)
+
+
+def _transposed_model_fn(features, labels, mode, params):
+    """features arrive batch-last ([3, batch]), as the tensorflow/tpu ResNet's HWCN input; model_fn transposes back."""
+    if mode != ModeKeys.PREDICT:
+        features = tf.transpose(features)
+    logits = keras.layers.Dense(1, name="dense")(features)[:, 0]
+    if mode == ModeKeys.PREDICT:
+        return TPUEstimatorSpec(mode, predictions={"logits": logits})
+    loss = tf.reduce_mean(tf.square(logits - labels))
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+
+    def metric_fn(labels, logits):
+        return {"mse": tf.compat.v1.metrics.mean_squared_error(labels, logits)}
+
+    return TPUEstimatorSpec(mode, loss=loss, train_op=train_op, eval_metrics=(metric_fn, [labels, logits]))
+
+
+def _transposed_input_fn(params):
+    x = tf.reshape(tf.range(24, dtype=tf.float32), [8, 3]) / 24.0
+    dataset = tf.data.Dataset.from_tensor_slices((x, tf.reduce_sum(x, 1))).batch(params["batch_size"],
+                                                                                  drop_remainder=True)
+    return dataset.map(lambda f, y: (tf.transpose(f), y))
+
+
+def test_per_host_v2_takes_static_batches_whose_first_dimension_is_not_the_batch(tmp_path):
+    config = RunConfig(model_dir=str(tmp_path),
+                       tpu_config=TPUConfig(per_host_input_for_training=InputPipelineConfig.PER_HOST_V2))
+    estimator = TPUEstimator(_transposed_model_fn, config=config, use_tpu=False, train_batch_size=4,
+                             eval_batch_size=4)
+    estimator.train(_transposed_input_fn, max_steps=2)
+    results = estimator.evaluate(_transposed_input_fn, steps=2)
+    assert results["global_step"] == 2 and results["mse"] >= 0.0
+
+
+def test_predict_off_the_tpu_without_predict_batch_size_runs_input_fns_own_batches(tmp_path):
+    config = RunConfig(model_dir=str(tmp_path),
+                       tpu_config=TPUConfig(per_host_input_for_training=InputPipelineConfig.PER_HOST_V2))
+    estimator = TPUEstimator(_transposed_model_fn, config=config, use_tpu=False, train_batch_size=4)
+    estimator.train(_transposed_input_fn, max_steps=1)
+    x = tf.reshape(tf.range(15, dtype=tf.float32), [5, 3])
+    predictions = list(estimator.predict(lambda params: tf.data.Dataset.from_tensor_slices(x).batch(2)))
+    assert len(predictions) == 5

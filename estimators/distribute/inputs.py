@@ -70,6 +70,22 @@ def check_static_batch(element_spec: Any, batch_size: int) -> None:
         )
 
 
+def check_static_shapes(element_spec: Any) -> None:
+    """ValueError unless every tensor's shape is fully static (PER_HOST_V2 / PER_SHARD_V1 batches, any layout).
+
+    2.15 split only PER_HOST_V1 host batches along their first axis; per-replica batches went to the
+    cores as input_fn made them (the HWCN layout of the tensorflow/tpu ResNet input, say), so their
+    first dimension need not be the batch.
+    """
+    unknown = [spec.shape for spec in tf.nest.flatten(element_spec) if not spec.shape.is_fully_defined()]
+    if unknown:
+        raise ValueError(
+            f"input_fn's dataset has shapes not fully known ({unknown}); TPU programs need static shapes. "
+            "Batch with `dataset.batch(params['batch_size'], drop_remainder=True)` and set any unknown dimension "
+            "(`tensor.set_shape`)."
+        )
+
+
 def _rows(element: Any) -> tf.Tensor:
     return tf.shape(tf.nest.flatten(element)[0], out_type=tf.int64)[0]
 
@@ -90,14 +106,33 @@ def _empty_like(spec: tf.TensorSpec, rows: int) -> tf.Tensor:
     return tf.zeros(shape, spec.dtype)
 
 
-def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split_partial: bool) -> tf.data.Dataset:
+def _whole_batches_stream(dataset: tf.data.Dataset, batch_size: int) -> tf.data.Dataset:
+    """masked_stream for static batches in any layout: every element is a whole batch of `batch_size` rows.
+
+    Fully static shapes make every element the same shape, so none is partial; its rows cannot be
+    found (the batch need not be the first axis), so none is padded or split. Then all-padding
+    batches of the same shapes, without end.
+    """
+    check_static_shapes(dataset.element_spec)
+    stream = dataset.map(lambda *element: (element[0] if len(element) == 1 else element,
+                                           tf.ones([batch_size], tf.bool)))
+    padding = tf.nest.map_structure(lambda s: tf.zeros(s.shape, s.dtype), stream.element_spec[0])
+    return stream.concatenate(tf.data.Dataset.from_tensors((padding, tf.zeros([batch_size], tf.bool))).repeat())
+
+
+def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split_partial: bool,
+                  any_layout: bool = False) -> tf.data.Dataset:
     """Adds a per-row `mask`, then all-padding batches without end.
 
     static: pad partial batches to `batch_size` rows (padding rows are masked out).
     split_partial: instead, turn a partial batch into one batch per real row, that row repeated,
     so a model_fn's mean loss over the batch is that example's loss (exact evaluation).
+    any_layout: per-replica batches as input_fn made them (PER_HOST_V2): static batches whose first
+    dimensions are not all `batch_size` are taken as whole batches in another layout (HWCN, say).
     """
     dims = _batch_dims(dataset.element_spec)
+    if any_layout and static and any(d != batch_size for d in dims):
+        return _whole_batches_stream(dataset, batch_size)
     if static and any(d is not None and d > batch_size for d in dims):
         raise ValueError(f"input_fn's batches have {dims} rows, more than params['batch_size']={batch_size}.")
 
@@ -237,7 +272,9 @@ def make_dataset_fn(input_fn: Callable, params: dict, config: Any, global_batch:
                                 config=config, input_context=context, require_params=True)
         if mode == ModeKeys.TRAIN:
             split_element(dataset.element_spec)
-            if static:
+            if static and deployment.kind in (InputPipelineConfig.PER_HOST_V2, InputPipelineConfig.PER_SHARD_V1):
+                check_static_shapes(dataset.element_spec)
+            elif static:
                 check_static_batch(dataset.element_spec, batch_size)
         return dataset
 
@@ -259,6 +296,7 @@ def make_dataset_fn(input_fn: Callable, params: dict, config: Any, global_batch:
                                          per_replica, per_host)
         if mode == ModeKeys.TRAIN:
             return whole_steps(dataset, per_host)
-        return masked_stream(dataset, per_replica, static, split_partial=mode == ModeKeys.EVAL)
+        return masked_stream(dataset, per_replica, static, split_partial=mode == ModeKeys.EVAL,
+                             any_layout=deployment.kind == InputPipelineConfig.PER_HOST_V2)
 
     return dataset_fn

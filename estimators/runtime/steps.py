@@ -109,7 +109,10 @@ class ModelFnSteps:
             # step (minimize(global_step=...), assign_add), the step ends one higher, inside the step.
             before = self._global_step.read_value()
             if batch_size is not None:  # static shapes: tf.distribute's optional element loses the batch size
-                element = tf.nest.map_structure(lambda t: tf.ensure_shape(t, [batch_size, *t.shape[1:]]), element)
+                # (only a lost first dimension is restored: PER_HOST_V2 batches may put the batch elsewhere)
+                element = tf.nest.map_structure(
+                    lambda t: tf.ensure_shape(t, [batch_size, *t.shape[1:]]) if t.shape.rank and t.shape[0] is None
+                    else t, element)
             features, labels = split_element(element)
             spec, call = self.call(ModeKeys.TRAIN, features, labels, batch_size)
             self._check_optimizers(call)

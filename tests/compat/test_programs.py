@@ -69,6 +69,7 @@ class Program:
     # The first loss has a heavy tail (raw, unscaled features): compare it within [min / f, max * f].
     first_loss_factor: float | None = None
     missing: str | None = None  # what the engine lacks for the port to run: its comparisons are strict xfails
+    partly: bool = False  # the port runs and only some comparisons fail: the xfails are not strict
 
 
 PROGRAMS = {
@@ -76,11 +77,10 @@ PROGRAMS = {
     "mnist_estimator": Program(legacy_keras=False),
     "fashion_colab": Program(legacy_keras=True, exact_statistics=(
         "batch_normalization/moving_mean", "batch_normalization/moving_variance")),
-    "resnet_tpu": Program(legacy_keras=True, missing=(
-        "estimators.InputPipelineConfig at top level (main has estimators.tpu.InputPipelineConfig), "
-        "PER_HOST_V2 per-replica batches whose first dimension is not the batch (the HWCN "
-        "double transpose; tpucontext refuses them), predict() off the TPU without predict_batch_size; and, in "
-        "the engine, TPUEstimatorSpec.host_call (refused today)")),
+    "resnet_tpu": Program(legacy_keras=True, partly=True, missing=(
+        "TPUEstimatorSpec.host_call summaries as 2.15 wrote them: the port's host_call loss summaries start at "
+        "step 1 (2.15: 0) and its 'loss' tag collides with the engine's (written as 'loss_1'); and BatchNorm "
+        "moving_mean seed 0 was just outside the band (-0.044 vs [-0.039, 0.035]). The program runs end to end.")),
     "census_estimator": Program(legacy_keras=True, first_loss_factor=3.0),
 }
 NAMES = sorted(PROGRAMS)
@@ -88,7 +88,8 @@ NAMES = sorted(PROGRAMS)
 
 def cases(names: list[str]) -> list:
     """The names as pytest params, the programs the engine cannot run yet marked as strict xfails."""
-    return [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"needs {PROGRAMS[name].missing}"))
+    return [pytest.param(name, marks=pytest.mark.xfail(strict=not PROGRAMS[name].partly,
+                                                       reason=f"needs {PROGRAMS[name].missing}"))
             if PROGRAMS[name].missing and not RUN_ORIGINALS else name for name in names]
 
 
