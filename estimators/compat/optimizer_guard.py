@@ -87,11 +87,27 @@ def _guard_apply(original: Callable, kind: str, skipped: Callable[[Any], Any]) -
             call.applied(self, cross_shard=False, kind=kind, learning_rate=tf_keras_rate_used(self))
             return result
         call.applied(self, cross_shard=False, kind=kind, learning_rate=learning_rate_of(self))
+        if kind == "v1":
+            args, kwargs = _without_global_step(args, kwargs)
         with optimizer_state(OptimizerState(self)):
             return original(self, *args, **kwargs)
 
     setattr(apply, _MARK, True)
     return apply
+
+
+def _without_global_step(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """A v1 apply_gradients(grads_and_vars, global_step=None, name=None) call without its global_step.
+
+    The engine advances the global step after the step; the v1 optimizer's own increment (a raw
+    assign_add on the variable's handle) would be seen by every later read in the step, which a
+    TF1 session never ordered after it (a host_call's `gs` would start at 1, not 0).
+    """
+    if len(args) >= 2:
+        args = (args[0], None, *args[2:])
+    if "global_step" in kwargs:
+        kwargs = dict(kwargs, global_step=None)
+    return args, kwargs
 
 
 def _guard_slot(original: Callable) -> Callable:

@@ -7,7 +7,8 @@ eval step would update the weights the next batches see. Inside a model_fn call 
 assign/assign_add/assign_sub on model weights, optimizer state and the global step return the value
 the write would have produced and leave the variable unchanged; metric (local) variables stay
 writable, except in a read-only call (the engine's read of v1 metric values), where no write takes
-effect. Optimizers are guarded one level up (optimizer_guard.py).
+effect. In every mode, model_fn's writes to the global step take no effect: the engine advances it.
+Optimizers are guarded one level up (optimizer_guard.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tensorflow.python.ops import gen_resource_variable_ops, resource_variable_o
 from estimators.compat.call_context import current_call
 
 SAVED = "_estimators_saved"  # attribute set on the store's model, optimizer and step variables
+STEP = "_estimators_global_step"  # ... and on the engine's global step, which only the engine advances
 _METHODS = {"assign": lambda old, value: value, "assign_add": lambda old, delta: old + delta,
             "assign_sub": lambda old, delta: old - delta}
 # The raw write ops (scatter updates of tf.compat.v1.metrics, writes to per-replica copies): off in read-only calls.
@@ -35,20 +37,35 @@ _lock = threading.Lock()
 _installed = False
 
 
-def mark_saved(variable: Any) -> None:
-    """Marks a store variable (and its per-replica copies) as one that only TRAIN may write."""
+def mark_saved(variable: Any, global_step: bool = False) -> None:
+    """Marks a store variable (and its per-replica copies) as one that only TRAIN may write.
+
+    global_step: model_fn's writes to it take no effect in any mode. A TF1 train_op's `minimize(loss,
+    global_step=gs)` or `gs.assign_add(1)` would otherwise be seen by every read after it in the step
+    (a tf.function orders them; a TF1 session did not), and the engine advances the step itself.
+    """
     for each in (variable, *(getattr(variable, "values", None) or ())):
         try:
             setattr(each, SAVED, True)
+            if global_step:
+                setattr(each, STEP, True)
         except AttributeError:  # a variable type without a __dict__: left writable
             pass
+
+
+def _suppressed(call: Any, variable: Any) -> bool:
+    """Whether model_fn's write to `variable` in this call takes no effect."""
+    if call is None:
+        return False
+    if call.read_only or getattr(variable, STEP, False):
+        return True
+    return not call.training and getattr(variable, SAVED, False)
 
 
 def _guarded(original: Callable, would_be: Callable) -> Callable:
     @functools.wraps(original)
     def write(self, value, use_locking=None, name=None, read_value=True):
-        call = current_call()
-        if call is None or not (call.read_only or (not call.training and getattr(self, SAVED, False))):
+        if not _suppressed(current_call(), self):
             return original(self, value, use_locking=use_locking, name=name, read_value=read_value)
         if not read_value:
             return tf.no_op()

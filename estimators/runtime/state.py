@@ -36,7 +36,7 @@ class Runtime:
                 0, dtype=tf.int64, trainable=False, name=GLOBAL_STEP,
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
             )
-        write_guard.mark_saved(self.global_step)  # a hand-written gs.assign_add(1) runs in TRAIN only
+        write_guard.mark_saved(self.global_step, global_step=True)  # a hand-written gs.assign_add(1) runs in TRAIN only
         self.store = VariableStore(self.global_step)
         jit_compile = bool(getattr(config, "jit_compile", False)) and not is_tpu_strategy(strategy)
         if jit_compile and self.num_replicas > 1:

@@ -78,9 +78,10 @@ PROGRAMS = {
     "fashion_colab": Program(legacy_keras=True, exact_statistics=(
         "batch_normalization/moving_mean", "batch_normalization/moving_variance")),
     "resnet_tpu": Program(legacy_keras=True, partly=True, missing=(
-        "TPUEstimatorSpec.host_call summaries as 2.15 wrote them: the port's host_call loss summaries start at "
-        "step 1 (2.15: 0) and its 'loss' tag collides with the engine's (written as 'loss_1'); and BatchNorm "
-        "moving_mean seed 0 was just outside the band (-0.044 vs [-0.039, 0.035]). The program runs end to end.")),
+        "2.15's summary tag 'loss_1' (2.15 wrote both 'loss' and 'loss_1'; ours writes the engine's and the "
+        "host_call's loss under 'loss'), and BatchNorm moving_mean for seed 0 just outside the 2.15 band "
+        "(-0.044 vs [-0.039, 0.035]). The program trains, evaluates, exports and predicts with imports changed "
+        "only; its host_call loss summaries start at step 0 as 2.15's did.")),
     "census_estimator": Program(legacy_keras=True, first_loss_factor=3.0),
 }
 NAMES = sorted(PROGRAMS)
