@@ -15,27 +15,13 @@ import os
 import time
 from collections.abc import Callable
 
-import numpy as np
 import tensorflow as tf
 from absl import logging
 
 from estimators.training.hooks import Hook, LoopInfo
+from estimators.training.summaries import scalar_value
 
 _EVENT_FILES = "events.out.tfevents.*"
-
-
-def _number(value) -> float | None:
-    """A summary value as a float: a simple_value (what 2.15's evaluate wrote) or a one-element numeric tensor."""
-    if value.HasField("simple_value"):
-        return float(value.simple_value)
-    if value.HasField("tensor"):
-        try:
-            array = tf.make_ndarray(value.tensor)
-        except Exception:  # noqa: BLE001 - a kind of tensor TensorFlow cannot turn into numpy
-            return None
-        if array.size == 1 and (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
-            return float(array.reshape(()))
-    return None
 
 
 def read_eval_metrics(eval_dir: str) -> collections.OrderedDict:
@@ -48,7 +34,7 @@ def read_eval_metrics(eval_dir: str) -> collections.OrderedDict:
         for path in sorted(tf.io.gfile.glob(os.path.join(eval_dir, _EVENT_FILES))):
             try:
                 for event in tf.compat.v1.train.summary_iterator(path):
-                    values = {v.tag: x for v in event.summary.value if (x := _number(v)) is not None}
+                    values = {v.tag: x for v in event.summary.value if (x := scalar_value(v)) is not None}
                     if values:
                         by_step[event.step].update(values)
             except tf.errors.DataLossError as error:

@@ -15,9 +15,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import tensorflow as tf
 from absl import logging
+
+from estimators.training.summaries import scalar_value
 
 _LOSS = "loss"
 
@@ -169,20 +170,6 @@ def _check_compare_fn(compare_fn: Callable) -> None:
         raise ValueError(f"compare_fn ({compare_fn!r}) has unexpected arguments: {sorted(names - expected)}.")
 
 
-def _scalar(value: Any) -> float | None:
-    """A summary value as a float: a TF1 simple_value or a TF2 one-element numeric tensor; else None."""
-    if value.HasField("simple_value"):
-        return float(value.simple_value)
-    if value.HasField("tensor"):
-        try:
-            array = tf.make_ndarray(value.tensor)
-        except Exception:  # noqa: BLE001 - a kind of tensor TensorFlow cannot turn into numpy
-            return None
-        if array.size == 1 and (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
-            return float(array.reshape(()))
-    return None
-
-
 def read_eval_results(pattern: str) -> list[dict]:
     """Evaluation results in event files matching `pattern`: {tag: value} per step, in file order.
 
@@ -195,7 +182,7 @@ def read_eval_results(pattern: str) -> list[dict]:
         for event in tf.compat.v1.train.summary_iterator(path):
             if not event.HasField("summary"):
                 continue
-            values = {v.tag: x for v in event.summary.value if (x := _scalar(v)) is not None}
+            values = {v.tag: x for v in event.summary.value if (x := scalar_value(v)) is not None}
             if values:
                 by_step.setdefault(event.step, {}).update(values)
         results.extend(by_step.values())

@@ -10,6 +10,7 @@ import os
 import socket
 import time
 
+import numpy as np
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
 from tensorflow.core.util import event_pb2
@@ -60,3 +61,17 @@ class SummaryWriters:
             for name, value in values.items():
                 tf.summary.write(name, tf.constant(float(value), tf.float32), metadata=SCALAR_METADATA)
         writer.flush()
+
+
+def scalar_value(value: summary_pb2.Summary.Value) -> float | None:
+    """An event's summary value as a float: a TF1 simple_value or a one-element numeric tensor; else None."""
+    if value.HasField("simple_value"):
+        return float(value.simple_value)
+    if value.HasField("tensor"):
+        try:
+            array = tf.make_ndarray(value.tensor)
+        except Exception:  # noqa: BLE001 - a kind of tensor TensorFlow cannot turn into numpy
+            return None
+        if array.size == 1 and (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
+            return float(array.reshape(()))
+    return None
