@@ -78,8 +78,7 @@ class Settings:
         try:
             steps, _ = iterations.parse(value)
         except ValueError as error:
-            raise UsageError(f"--iterations_per_loop={value}: {error} Give a positive step count (100) or a "
-                             "duration (30s).") from None
+            raise UsageError(f"--iterations_per_loop: {error}") from None
         return steps if steps is not None else value.strip()
 
     def _check(self) -> None:

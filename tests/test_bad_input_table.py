@@ -131,7 +131,8 @@ CLI_CASES = [
     Cli("zero train steps", ("--train_steps=0", MD), 2, ("--train_steps=0", "positive")),
     Cli("negative train batch", ("--train_batch_size=-8", MD), 2, ("--train_batch_size=-8", "positive")),
     Cli("zero eval batch", ("--eval_batch_size=0", MD), 2, ("--eval_batch_size=0", "positive")),
-    Cli("zero iterations per loop", ("--iterations_per_loop=0", MD), 2, ("--iterations_per_loop=0", "positive")),
+    Cli("zero iterations per loop", ("--iterations_per_loop=0", MD), 2,
+        ("--iterations_per_loop", "got 0", ">= 1")),
     Cli("steps not a number", ("--train_steps=ten", MD), 2, ("--train_steps=ten", "int")),
     Cli("stray positional argument", ("train", MD), 2, ("unexpected arguments train", "--flag=value")),
     Cli("empty --data_dir", ("--data_dir=", "--dataset=fashion_mnist", MD), 2, ("--data_dir is empty",)),
@@ -379,7 +380,7 @@ API_CASES = [
     Api("unknown input_fn mode", lambda md: input_fns.get_dataset("synthetic").input_fn("fit"),
         ValueError, ("fit",)),
     Api("input_fn returns a number", lambda md: _estimator(md).train(lambda params: 3, max_steps=2),
-        ValueError, ("input_fn must return a tf.data.Dataset, got int",)),
+        ValueError, ("input_fn must return a tf.data.Dataset", "got int")),
     Api("input_fn yields a 3-tuple", lambda md: _estimator(md).train(
         lambda params: tf.data.Dataset.from_tensor_slices((X, Y, Y)).repeat().batch(16, drop_remainder=True),
         max_steps=2),
