@@ -114,36 +114,30 @@ class HostCall:
             writer.flush()
 
     def after_step(self, strategy: tf.distribute.Strategy, tensors: Any, index: tf.Tensor) -> None:
-        fn = self.fn()
-        if fn is None:
-            return
-        gathered = host_call.gather(strategy, tensors)
-        if not self.here:
-            return
-        if self.every == 1:
-            host_call.call(fn, gathered, self.global_step, self.writers)
-            return
-
-        def call_now():
-            host_call.call(fn, gathered, self.global_step, self.writers)
-            return tf.constant(0)
-
-        tf.cond(tf.equal(index % self.every, 0), call_now, lambda: tf.constant(0))
+        """Train: every step, or every `every`-th step of the loop."""
+        self._call(strategy, tensors, None if self.every == 1 else tf.equal(index % self.every, 0))
 
     def after_inference_step(self, strategy: tf.distribute.Strategy, tensors: Any, real_rows: tf.Tensor) -> None:
         """Eval/predict: every step with real rows (the all-padding step that ends the stream calls nothing)."""
+        self._call(strategy, tensors, real_rows > 0)
+
+    def _call(self, strategy: tf.distribute.Strategy, tensors: Any, when: tf.Tensor | None) -> None:
+        """Gathers the tensors (every worker takes part) and calls the function here, always or when `when` holds."""
         fn = self.fn()
         if fn is None:
             return
         gathered = host_call.gather(strategy, tensors)
         if not self.here:
             return
+        if when is None:
+            host_call.call(fn, gathered, self.global_step, self.writers)
+            return
 
         def call_now():
             host_call.call(fn, gathered, self.global_step, self.writers)
             return tf.constant(0)
 
-        tf.cond(real_rows > 0, call_now, lambda: tf.constant(0))
+        tf.cond(when, call_now, lambda: tf.constant(0))
 
 
 class TrainLoop:
