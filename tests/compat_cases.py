@@ -552,10 +552,14 @@ def input_fn_variant(variant: str, stage: list, record: list, model_dir: str):
     return input_fn
 
 
-def input_fn_args_model_fn(api: Any, spec: str = "tpu"):
+def input_fn_args_model_fn(api: Any, spec: str = "tpu", record: list | None = None):
+    """The linear classifier with a v1 GradientDescent train_op; with `record`, each call appends its mode
+    and what its params held (_received's form)."""
     spec_class = api.TPUEstimatorSpec if spec == "tpu" else api.EstimatorSpec
 
     def model_fn(features, labels, mode, params):
+        if record is not None:
+            record.append({"mode": str(mode), **_received({"params": params}, "")})
         logits = linear_logits(features)
         if mode == api.ModeKeys.PREDICT:
             return spec_class(mode, predictions={"logits": logits})
@@ -617,20 +621,7 @@ def run_mode_selected_input(api: Any, model_dir: str, estimator: str) -> dict:
 # -- point 8: params as TPUEstimator / Estimator set them -----------------------------------------------------
 def params_probe_model_fn(api: Any, record: list, spec: str = "tpu"):
     """The linear classifier; every call records its mode and what its params held (_received's form)."""
-    spec_class = api.TPUEstimatorSpec if spec == "tpu" else api.EstimatorSpec
-
-    def model_fn(features, labels, mode, params):
-        record.append({"mode": str(mode), **_received({"params": params}, "")})
-        logits = linear_logits(features)
-        if mode == api.ModeKeys.PREDICT:
-            return spec_class(mode, predictions={"logits": logits})
-        loss = mean_cross_entropy(labels, logits)
-        train_op = None
-        if mode == api.ModeKeys.TRAIN:
-            train_op = v1.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=v1.train.get_global_step())
-        return spec_class(mode, loss=loss, train_op=train_op)
-
-    return model_fn
+    return input_fn_args_model_fn(api, spec, record)
 
 
 def run_model_fn_params(api: Any, model_dir: str, estimator: str) -> dict:
