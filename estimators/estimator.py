@@ -449,12 +449,10 @@ class Estimator:
             iterations = per_loop.next(remaining)
             started = time.monotonic()
             with paused_collection(), runtime.strategy.scope():
-                result = loop(iterator, first_value, iterations)
+                result, first_value = loop(iterator, first_value, iterations)
                 runtime.global_step.assign(step)
                 remaining -= result.steps
-                more = not result.ended and remaining > 0
-                first_value = next(iterator) if more else None
-                more = more and loop.has_rows(first_value)
+                more = not result.ended and remaining > 0 and loop.has_rows(first_value)
             per_loop.record(result.steps, time.monotonic() - started)
             yield result
             if not more:

@@ -223,7 +223,10 @@ class InferenceLoop:
     """Up to `iterations` eval or predict steps over a padded stream per call.
 
     The stream after input_fn's data is all padding: the loop ends after the first step in which
-    no replica on any worker had a real row.
+    no replica on any worker had a real row. The step has one call site (a TPU compiles each
+    `strategy.run` site of a program on its own): the element to run is a loop variable, starting
+    with the caller's and fetched at the end of every step; the loop hands the last one fetched
+    back, to start the next loop (Keras's TPU loops carry their next input the same way).
     """
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
@@ -232,44 +235,46 @@ class InferenceLoop:
             per_replica = strategy.run(lambda e: tf.reduce_sum(tf.cast(e[1], tf.float32)), args=(element,))
             return strategy.reduce(_SUM, per_replica, axis=None)
 
-        def run(element):
+        def replica_step(element):
             with step_scope():
                 weighted, real, rows, mask, host_tensors = strategy.run(step, args=(element,))
+            return weighted, real, _gather(strategy, rows), _gather(strategy, mask), host_tensors
+
+        def run(element):
+            weighted, real, rows, mask, host_tensors = replica_step(element)
             total_real = strategy.reduce(_SUM, real, axis=None)
             if host_call is not None:
                 host_call.after_inference_step(strategy, host_tensors, total_real)
-            return (strategy.reduce(_SUM, weighted, axis=None), total_real,
-                    _gather(strategy, rows), _gather(strategy, mask))
+            return strategy.reduce(_SUM, weighted, axis=None), total_real, rows, mask
 
         @tf.function
         def loop(iterator, first, iterations):
-            # `first` comes from the caller: running it outside the loop fixes the output structure
-            # and dtypes of the TensorArrays that collect each step's rows.
-            loss_sum, count, rows, mask = run(first)
             arrays = tf.nest.map_structure(
-                lambda t: tf.TensorArray(t.dtype, size=0, dynamic_size=True, infer_shape=False), (rows, mask)
-            )
-            arrays = tf.nest.map_structure(lambda ta, t: ta.write(0, t), arrays, (rows, mask))
-            sizes = tf.TensorArray(tf.int32, size=0, dynamic_size=True).write(0, tf.shape(mask)[0])
-            done = tf.constant(1)
-            ended = count == 0
+                lambda dtype: tf.TensorArray(dtype, size=0, dynamic_size=True, infer_shape=False), self._row_dtypes)
+            sizes = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+            loss_sum, count = tf.constant(0.0), tf.constant(0.0)
+            done, ended, element = tf.constant(0), tf.constant(False), first
             while done < iterations and not ended:
-                element = next(iterator)
-                # The stream's all-padding end is not run: model_fn never sees a batch without a real row
+                # The caller's element always runs (it checked it has rows, or the input has none at all);
+                # the stream's all-padding end is not run: model_fn never sees a batch without a real row
                 # (some kernels reject zero-row batches: oneDNN's Conv2D on the CPU).
-                if real_rows(element) > 0:
+                if tf.logical_or(done == 0, real_rows(element) > 0):
                     loss, real, rows, mask = run(element)
                     loss_sum += loss
                     count += real
                     arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, (rows, mask))
                     sizes = sizes.write(done, tf.shape(mask)[0])
                     done += 1
+                    ended = count == 0
                 else:
                     ended = True
+                element = next(iterator)
             rows, mask = tf.nest.map_structure(lambda ta: ta.concat(), arrays)
-            return done, ended, loss_sum, count, rows, mask, sizes.stack()
+            return done, ended, loss_sum, count, rows, mask, sizes.stack(), element
 
         self._function = loop
+        self._replica_step = replica_step
+        self._row_dtypes = None
         self._real_rows = tf.function(real_rows)
         self._host_call = host_call
 
@@ -278,16 +283,23 @@ class InferenceLoop:
         return bool(self._real_rows(element) > 0)
 
     def trace(self, iterator, element_spec) -> None:
-        """Compiles for the iterator's element spec, so a partial last batch reuses the same program."""
+        """Compiles for the iterator's element spec, so a partial last batch reuses the same program.
+
+        The arrays that collect each step's rows need their dtypes before the loop's one call site
+        runs: they come from a trace of the step alone (a graph that never runs).
+        """
         with engine_checks_unwrapped():
+            outputs = tf.function(self._replica_step).get_concrete_function(element_spec).structured_outputs
+            self._row_dtypes = tf.nest.map_structure(lambda t: t.dtype, (outputs[2], outputs[3]))
             self._function.get_concrete_function(iterator, element_spec, _ITERATIONS)
 
-    def __call__(self, iterator, first, iterations: int) -> InferenceLoopResult:
+    def __call__(self, iterator, first, iterations: int) -> tuple[InferenceLoopResult, Any]:
+        """Runs from `first`; returns the loop's result and the element to start the next loop with."""
         with engine_checks_unwrapped():
-            done, ended, loss_sum, count, rows, mask, sizes = self._function(iterator, first,
-                                                                             tf.constant(iterations))
+            done, ended, loss_sum, count, rows, mask, sizes, following = self._function(
+                iterator, first, tf.constant(iterations))
         if self._host_call is not None:
             self._host_call.flush()
-        return InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask),
-                                   np.asarray(sizes))
-
+        result = InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask),
+                                     np.asarray(sizes))
+        return result, following
