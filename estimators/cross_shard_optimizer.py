@@ -83,14 +83,18 @@ class CrossShardOptimizer:
     def compute_gradients(self, loss: Any, var_list: Iterable | None = None, gate_gradients: int = 1,
                           aggregation_method: Any = None, colocate_gradients_with_ops: bool = False,
                           grad_loss: Any = None) -> list[tuple[Any, Any]]:
-        """(gradient, variable) pairs of this replica's loss, scaled by 1/replicas for "mean"."""
-        del colocate_gradients_with_ops  # placement is tf.distribute's
+        """(gradient, variable) pairs of this replica's loss, scaled by 1/replicas for "mean".
+
+        The gradients are those of a GradientTape (Keras's train step); `gate_gradients` is accepted
+        and not used (compat/gradient_gating.py says why it would change bfloat16 results).
+        """
+        del colocate_gradients_with_ops, gate_gradients  # placement is tf.distribute's; gating: see docstring
         variables = self._variables(var_list)
         replicas = _replicas()
         if self._mean and replicas > 1:
             loss = loss * tf.cast(1.0 / replicas, loss.dtype)
         grads = tf.gradients(loss, [_as_tf_variable(v) for v in variables], grad_ys=grad_loss,
-                             gate_gradients=bool(gate_gradients), aggregation_method=aggregation_method)
+                             gate_gradients=False, aggregation_method=aggregation_method)
         return list(zip(grads, variables, strict=True))
 
     def apply_gradients(self, grads_and_vars: Iterable, global_step: Any = None, name: str | None = None) -> Any:
