@@ -16,21 +16,18 @@ what gating protected in a TF1 session. CrossShardOptimizer never gates (cross_s
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
-from typing import Any
 
 import tensorflow as tf
 
 from estimators.compat.call_context import current_call
 
-_MARK = "_estimators_ungated"
 _GATE_ARG = 1  # compute_gradients(loss, var_list=None, gate_gradients=GATE_OP, ...): position after loss
-_lock = threading.Lock()
-_installed = False
 
 
-def _ungated(original: Callable) -> Callable:
+def ungated(original: Callable) -> Callable:
+    """tf.compat.v1.train.Optimizer.compute_gradients with GATE_OP as GATE_NONE inside model_fn calls
+    (installed by compat/optimizer_guard.py with the optimizers' other wrappers)."""
     gate_op, gate_none = tf.compat.v1.train.Optimizer.GATE_OP, tf.compat.v1.train.Optimizer.GATE_NONE
 
     @functools.wraps(original)
@@ -43,18 +40,4 @@ def _ungated(original: Callable) -> Callable:
                 kwargs["gate_gradients"] = gate_none
         return original(self, loss, *args, **kwargs)
 
-    setattr(compute_gradients, _MARK, True)
     return compute_gradients
-
-
-def install() -> None:
-    """Wraps tf.compat.v1.train.Optimizer.compute_gradients once (idempotent; cheap before every call)."""
-    global _installed
-    with _lock:
-        if _installed:
-            return
-        base: Any = tf.compat.v1.train.Optimizer
-        original = base.__dict__["compute_gradients"]
-        if not getattr(original, _MARK, False):
-            base.compute_gradients = _ungated(original)
-        _installed = True

@@ -5,7 +5,8 @@ train_op outside TRAIN. In a tf.function every stateful op runs, so without this
 or prediction would train the model. The engine wraps the apply methods of TF1, Keras 3 and
 tf_keras optimizers once: inside a model_fn call in EVAL or PREDICT they do nothing (and create
 no slots); in TRAIN they run as usual, with the variables they create marked as optimizer state.
-Outside model_fn calls the wrappers change nothing.
+Outside model_fn calls the wrappers change nothing. A v1 optimizer's compute_gradients is wrapped
+here too, for compat/gradient_gating.py (no per-op gating inside model_fn).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from estimators.compat import gradient_gating
 from estimators.compat.call_context import OptimizerState, creating_optimizer_state, current_call, optimizer_state
 
 _MARK = "_estimators_guarded"
@@ -92,7 +94,6 @@ def _guard_apply(original: Callable, kind: str, skipped: Callable[[Any], Any]) -
         with optimizer_state(OptimizerState(self)):
             return original(self, *args, **kwargs)
 
-    setattr(apply, _MARK, True)
     return apply
 
 
@@ -116,7 +117,6 @@ def _guard_slot(original: Callable) -> Callable:
         with optimizer_state(OptimizerState(self, reference_variable, name)):
             return original(self, reference_variable, name, *args, **kwargs)
 
-    setattr(add_variable_from_reference, _MARK, True)
     return add_variable_from_reference
 
 
@@ -129,14 +129,15 @@ def _guard_state(original: Callable) -> Callable:
         with optimizer_state(OptimizerState(self)):
             return original(self, *args, **kwargs)
 
-    setattr(add_variable, _MARK, True)
     return add_variable
 
 
 def _wrap(cls: type, method: str, wrapper: Callable[[Callable], Callable]) -> None:
     original = cls.__dict__.get(method)
     if original is not None and not getattr(original, _MARK, False):
-        setattr(cls, method, wrapper(original))
+        wrapped = wrapper(original)
+        setattr(wrapped, _MARK, True)
+        setattr(cls, method, wrapped)
 
 
 def _v1_optimizer() -> type:
@@ -154,6 +155,7 @@ def _install_keras() -> None:
 
 def _install_v1() -> None:
     _wrap(_v1_optimizer(), "apply_gradients", lambda f: _guard_apply(f, "v1", lambda opt: tf.no_op()))
+    _wrap(_v1_optimizer(), "compute_gradients", gradient_gating.ungated)
 
 
 def _install_tf_keras() -> None:

@@ -1,8 +1,8 @@
 """Calling a user's model_fn: the arguments it takes, and the TF1 world it runs in.
 
 Every call gets fresh TF1 names (runtime/naming.py), its own graph collections with the engine's
-global step (compat/collections.py), the train-op guard (compat/optimizer_guard.py), ungated v1
-gradients (compat/gradient_gating.py), Keras 2's
+global step (compat/collections.py), the train-op guard and ungated v1 gradients
+(compat/optimizer_guard.py, compat/gradient_gating.py), Keras 2's
 `get_updates_for` on Keras layers (compat/keras_updates.py) and Keras's
 dtype policy for the run's precision (estimators/precision.py), and is the current call on its
 thread while it runs, so the variable store and the optimizers can record what it created and applied.
@@ -16,7 +16,7 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import precision
-from estimators.compat import gradient_gating, keras_updates, optimizer_guard, write_guard
+from estimators.compat import keras_updates, optimizer_guard, write_guard
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
 from estimators.compat.fn_args import declared_args
@@ -41,7 +41,6 @@ def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, 
         raise ValueError("input_fn returns labels but model_fn does not take a `labels` argument.")
     values = {"features": features, "labels": labels, "mode": call.mode, "params": params, "config": config}
     optimizer_guard.install()
-    gradient_gating.install()
     keras_updates.install()
     write_guard.install()
     computes_in = precision.resolve(config, params)
