@@ -290,7 +290,7 @@ class Estimator:
         for name, value in (("steps", steps), ("max_steps", max_steps)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-        check_model_dir(self._model_dir, write=True)
+        check_model_dir(self._model_dir, write=self._config.is_chief)  # only the chief writes model_dir
         latest = self.latest_checkpoint()
         start = self._checkpointer.global_step(latest) if latest else 0
         if max_steps is not None and start >= max_steps:

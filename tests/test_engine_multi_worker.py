@@ -19,7 +19,12 @@ WORKER = textwrap.dedent("""
     import json, sys
     import tensorflow as tf
     from estimators import RunConfig, TPUConfig, TPUEstimator
+    from estimators import estimator as engine
     from tests import engine_models as m
+
+    probes = []  # whether each model_dir check tried a write (two probing one missing folder race)
+    check_model_dir = engine.check_model_dir
+    engine.check_model_dir = lambda model_dir, write: probes.append(write) or check_model_dir(model_dir, write)
 
     estimator = TPUEstimator(m.linear_model_fn, use_tpu=False, train_batch_size=16, eval_batch_size=16,
                              params={"adam": True},
@@ -39,7 +44,7 @@ WORKER = textwrap.dedent("""
 
     estimator.train(train_input_fn, max_steps=6)
     result = estimator.evaluate(eval_input_fn)
-    print("RESULT " + json.dumps({k: float(v) for k, v in result.items()}))
+    print("RESULT " + json.dumps({**{k: float(v) for k, v in result.items()}, "write_probes": probes}))
 """)
 
 
@@ -61,17 +66,18 @@ def _run_two_workers(model_dir):
         env = dict(os.environ, TF_CONFIG=json.dumps(tf_config), PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
         processes.append(subprocess.Popen([sys.executable, "-c", WORKER, str(model_dir)], cwd=ROOT, env=env,
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    outputs = []
+    finished = []
     for process in processes:
         try:
-            out, err = process.communicate(timeout=240)
+            finished.append(process.communicate(timeout=240))
         except subprocess.TimeoutExpired:
             for p in processes:
                 p.kill()
             pytest.fail("multi-worker run did not finish in 240 s")
-        assert process.returncode == 0, err[-3000:]
-        outputs.append(json.loads(out.split("RESULT ", 1)[1]))
-    return outputs
+    failed = [f"worker {i} exited {p.returncode}:\n{err[-3000:]}"
+              for i, (p, (_, err)) in enumerate(zip(processes, finished, strict=True)) if p.returncode != 0]
+    assert not failed, "\n".join(failed)
+    return [json.loads(out.split("RESULT ", 1)[1]) for out, _ in finished]
 
 
 def test_two_workers_match_one_replica_and_only_the_chief_writes(tmp_path):
@@ -84,6 +90,8 @@ def test_two_workers_match_one_replica_and_only_the_chief_writes(tmp_path):
     np.testing.assert_allclose(kernel, single.get_variable_value("sequential/dense/kernel"), rtol=1e-5, atol=1e-7)
     x, y = m.dataset(64)
     loss, accuracy = m.numpy_eval(kernel, reloaded.get_variable_value("sequential/dense/bias"), x[:50], y[:50])
+    assert chief_result.pop("write_probes") == [True, False]  # train probes, evaluate only reads
+    assert worker_result.pop("write_probes") == [False, False]  # a non-chief worker writes nothing
     assert chief_result == worker_result
     assert chief_result["examples"] == 50
     assert chief_result["loss"] == pytest.approx(loss, rel=1e-5)

@@ -15,8 +15,10 @@ class ModelDirError(ValueError):
 def check_model_dir(model_dir: str, write: bool) -> None:
     """Raises ModelDirError when model_dir is a file or (with write) cannot be created and written.
 
-    The write test creates and deletes one empty file, and the folders it had to create: a run that
-    fails later leaves model_dir as it was (absent if it was absent).
+    The write test creates and deletes one empty file, and the folders it had to create unless another
+    process wrote into them meanwhile: a run that fails later leaves model_dir as it was (absent if it
+    was absent), and the check never deletes what it did not write. Only one process of a job (the chief)
+    should check with write: two probing a missing folder at once can remove it under each other.
     """
     try:
         _check_bucket(model_dir)
@@ -31,7 +33,7 @@ def check_model_dir(model_dir: str, write: bool) -> None:
         with tf.io.gfile.GFile(probe, "w") as f:
             f.write("")
         tf.io.gfile.remove(probe)
-        if created is not None:
+        if created is not None and not _holds_files(created):
             tf.io.gfile.rmtree(created)
     except (tf.errors.OpError, OSError) as err:
         reason = getattr(err, "message", None) or str(err) or type(err).__name__
@@ -49,6 +51,11 @@ def _topmost_missing(path: str) -> str | None:
             break
         path = parent
     return missing
+
+
+def _holds_files(folder: str) -> bool:
+    """Whether any file lies in `folder` or below (another writer's, since the check removed its own)."""
+    return any(names for _, _, names in tf.io.gfile.walk(folder))
 
 
 def _check_bucket(model_dir: str) -> None:
