@@ -29,7 +29,7 @@ from estimators.distribute.inputs import masked_stream, per_replica_batch_size, 
 from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
-from estimators.runtime.collection import paused_collection
+from estimators.runtime.collection import Held, free_in_background, paused_collection
 from estimators.runtime.model_fn_call import model_fn_args
 from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
@@ -313,17 +313,17 @@ class Estimator:
                 return iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step, self._config),
                                                       ModeKeys.TRAIN))
 
-            iterator = self._train_input.iterator(input_fn, make, resume_at=self._resume_position(latest))
+            self._train_input.iterator(input_fn, make, resume_at=self._resume_position(latest))
             if summaries is not None:
                 summaries.starting_at(start)
             loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries, fetch_names(hooks))
             display.compiling()
             compile_started = time.monotonic()
-            loop.trace(iterator)
+            loop.trace(self._train_input.live)  # no local reference: the stream may be freed in the background
             display.compiled(time.monotonic() - compile_started)
             loop.fetches.attach(hooks, [*trace.training_hooks, *trace.chief_hooks])
             self._restore_for_training(runtime, latest)
-            run_loop = StartingOverAtItsEnd(loop, iterator, self._train_input, input_fn, make,
+            run_loop = StartingOverAtItsEnd(loop, self._train_input, input_fn, make,
                                             stopping=lambda: self._stop.signal_name is not None)
             plan = self._train_plan(runtime, run_loop, trace, start, target, hooks, listeners,
                                     held if chief else None, display)
@@ -436,27 +436,31 @@ class Estimator:
         per_loop = IterationsPerLoop(self._config.tpu_config.iterations_per_loop)
         remaining = steps if steps is not None else math.inf
         loop, trace = runtime.inference_loop(mode, batch_size)
-        with paused_collection(collect_first=True), runtime.strategy.scope():
-            iterator = iter(self._distributed_dataset(runtime, input_fn, mode))
-            first_value = next(iterator)
-            runtime.remember_eval_element(first_value)
-            loop.trace(iterator, iterator.element_spec)
-            self._restore_for_inference(runtime, path)
-            step = runtime.global_step.read_value()
-            for metric in runtime.metric_objects(trace).values():
-                metric.reset_state()
-        while remaining > 0:
-            iterations = per_loop.next(remaining)
-            started = time.monotonic()
-            with paused_collection(), runtime.strategy.scope():
-                result, first_value = loop(iterator, first_value, iterations)
-                runtime.global_step.assign(step)
-                remaining -= result.steps
-                more = not result.ended and remaining > 0 and loop.has_rows(first_value)
-            per_loop.record(result.steps, time.monotonic() - started)
-            yield result
-            if not more:
-                break
+        iterator = Held()  # the only reference: freed in the background when this generator ends
+        try:
+            with paused_collection(collect_first=True), runtime.strategy.scope():
+                iterator.value = iter(self._distributed_dataset(runtime, input_fn, mode))
+                first_value = next(iterator.value)
+                runtime.remember_eval_element(first_value)
+                loop.trace(iterator.value, iterator.value.element_spec)
+                self._restore_for_inference(runtime, path)
+                step = runtime.global_step.read_value()
+                for metric in runtime.metric_objects(trace).values():
+                    metric.reset_state()
+            while remaining > 0:
+                iterations = per_loop.next(remaining)
+                started = time.monotonic()
+                with paused_collection(), runtime.strategy.scope():
+                    result, first_value = loop(iterator.value, first_value, iterations)
+                    runtime.global_step.assign(step)
+                    remaining -= result.steps
+                    more = not result.ended and remaining > 0 and loop.has_rows(first_value)
+                per_loop.record(result.steps, time.monotonic() - started)
+                yield result
+                if not more:
+                    break
+        finally:
+            free_in_background(iterator)
 
     def _restore_for_inference(self, runtime: Runtime, path: str | None) -> None:
         """The model's weights from `path` (every one required); without a checkpoint, as tf.estimator did."""

@@ -8,27 +8,57 @@ estimator hands its iterator to `keep_until_safe` from a finalizer (which runs w
 dies, before the collector tears anything down, and keeps the iterator reachable), and every engine
 call first collects, then drops what was kept. Automatic collection stays off while the engine runs
 TensorFlow, so no other garbage of this kind is freed mid-trace either.
+
+Even freed by refcounting, a multi-device iterator's destructor can wait on a tf.data autotune thread
+for seconds to minutes (measured here: up to 191 s, 8 logical CPUs), with the GIL released. So the
+iterators the engine is done with go to a background thread that frees them (`free_in_background`):
+training or the next evaluation goes on meanwhile. Those threads are not daemons, so the interpreter
+waits for them at exit instead of ending one inside TensorFlow's destructor.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
 from typing import Any
 
-_kept: list = []
+
+class Held:
+    """Holds the only reference to an object (an input iterator), so free_in_background can take it away."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any = None) -> None:
+        self.value = value
 
 
-def keep_until_safe(obj: Any) -> None:
-    """Keeps `obj` alive until the next engine call drops it (outside the cycle collector)."""
-    _kept.append(obj)
+_kept: list[Held] = []
+
+
+def keep_until_safe(held: Held) -> None:
+    """Keeps `held` alive until the next engine call frees its value (outside the cycle collector)."""
+    _kept.append(held)
 
 
 def release_kept() -> None:
-    """Drops what keep_until_safe kept: freed now, by refcounting."""
+    """Frees the values keep_until_safe kept, in the background."""
     while _kept:
-        _kept.pop()
+        free_in_background(_kept.pop())
+
+
+def free_in_background(held: Held) -> None:
+    """Moves held.value to a new thread that drops it; returns at once, with held.value None.
+
+    One thread per value, so a value is never queued behind another's slow destructor. The caller
+    must hold no other reference, or the last one it drops frees the value in its own thread.
+    """
+    if held.value is None:
+        return
+    box = [held.value]  # from here on the box holds the only reference; the thread empties it
+    held.value = None
+    threading.Thread(target=box.clear, name="estimators-iterator-reaper").start()
 
 
 @contextlib.contextmanager

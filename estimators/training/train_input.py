@@ -12,14 +12,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from estimators.runtime.collection import keep_until_safe
-
-
-class _Stream:
-    """The live iterator; referenced from outside its estimator's cycles, so dying with it never frees it."""
-
-    def __init__(self) -> None:
-        self.iterator: Any = None
+from estimators.runtime.collection import Held, free_in_background, keep_until_safe
 
 
 class TrainInput:
@@ -27,17 +20,18 @@ class TrainInput:
 
     def __init__(self, owner: object) -> None:
         self._input_fn: Callable | None = None
-        self._stream = _Stream()
+        self._stream = Held()  # the live iterator, referenced from outside its estimator's cycles
         self.position = 0  # steps taken from the current stream
         weakref.finalize(owner, keep_until_safe, self._stream)
 
     @property
-    def _iterator(self) -> Any:
-        return self._stream.iterator
+    def live(self) -> Any:
+        """The live iterator (None before the first train() and once the stream ended).
 
-    @_iterator.setter
-    def _iterator(self, value: Any) -> None:
-        self._stream.iterator = value
+        Callers use it and let go: this object holds the only lasting reference, so the iterator can
+        be freed in the background when the stream ends or the estimator dies.
+        """
+        return self._stream.value
 
     def iterator(self, input_fn: Callable, make: Callable[[int], Any], resume_at: int = 0) -> Any:
         """The live iterator for input_fn, or a new one (another input_fn, or the stream ended).
@@ -45,15 +39,17 @@ class TrainInput:
         A new stream starts `resume_at` steps in (`make(resume_at)` skips them): the position a
         checkpoint recorded, so a resumed run sees what an uninterrupted one would have.
         """
-        if self._iterator is None or self._input_fn is not input_fn:
-            self._input_fn, self._iterator, self.position = input_fn, make(resume_at), resume_at
-        return self._iterator
+        if self.live is None or self._input_fn is not input_fn:
+            free_in_background(self._stream)
+            self._input_fn, self._stream.value, self.position = input_fn, make(resume_at), resume_at
+        return self.live
 
     def advanced(self, steps: int, ended: bool) -> None:
         """Records `steps` taken; `ended` when the stream ran out (the next train() starts over)."""
         self.position += steps
         if ended:
-            self._iterator, self.position = None, 0
+            free_in_background(self._stream)
+            self.position = 0
 
 
 class StartingOverAtItsEnd:
@@ -64,17 +60,16 @@ class StartingOverAtItsEnd:
     so such a call starts input_fn's data over instead of ending without training.
     """
 
-    def __init__(self, loop: Callable, iterator: Any, train_input: TrainInput, input_fn: Callable,
+    def __init__(self, loop: Callable, train_input: TrainInput, input_fn: Callable,
                  make: Callable[[int], Any], stopping: Callable[[], bool]) -> None:
-        self._loop, self._iterator, self._train_input = loop, iterator, train_input
+        self._loop, self._train_input = loop, train_input
         self._input_fn, self._make, self._stopping = input_fn, make, stopping
         self._first = True
 
     def __call__(self, iterations: int) -> Any:
-        result = self._loop(self._iterator, iterations)
+        result = self._loop(self._train_input.live, iterations)
         if self._first and result.steps == 0 and self._train_input.position > 0 and not self._stopping():
             self._train_input.advanced(0, ended=True)
-            self._iterator = self._train_input.iterator(self._input_fn, self._make)
-            result = self._loop(self._iterator, iterations)
+            result = self._loop(self._train_input.iterator(self._input_fn, self._make), iterations)
         self._first = False
         return result

@@ -1,0 +1,107 @@
+"""Input iterators the engine is done with are freed on a background thread, never in the caller's.
+
+A multi-device iterator's destructor can wait minutes on a tf.data autotune thread (TF 2.21); the
+engine's thread must go on meanwhile (BUILD_NOTES, "slow deletion of multi-device iterators").
+"""
+
+import gc
+import threading
+import weakref
+
+import numpy as np
+import tensorflow as tf
+
+from estimators import RunConfig, TPUConfig, TPUEstimator
+from estimators import estimator as engine
+from estimators.runtime.collection import Held, free_in_background
+from tests import engine_models as m
+
+
+class _Freed:
+    """Records the thread that frees each watched object; wait(n) blocks until n were freed."""
+
+    def __init__(self) -> None:
+        self.threads: list[str] = []
+        self._count = threading.Semaphore(0)
+
+    def watch(self, obj: object) -> None:
+        weakref.finalize(obj, self._record)
+
+    def _record(self) -> None:
+        self.threads.append(threading.current_thread().name)
+        self._count.release()
+
+    def wait(self, n: int) -> list[str]:
+        for _ in range(n):  # another test's iterator may still be freeing: only ours are awaited
+            assert self._count.acquire(timeout=600), f"freed {len(self.threads)} of {n} in 600 s"
+        return self.threads
+
+
+class _SlowToFree:
+    """Its destructor waits (up to 30 s) for the test to say go, recording whether it was told."""
+
+    def __init__(self, go: threading.Event, told: list) -> None:
+        self._go, self._told = go, told
+
+    def __del__(self) -> None:
+        self._told.append(self._go.wait(timeout=30))
+
+
+def test_free_in_background_returns_while_the_value_is_still_being_freed():
+    go, told, freed = threading.Event(), [], _Freed()
+    held = Held(_SlowToFree(go, told))
+    freed.watch(held.value)
+    free_in_background(held)
+    assert held.value is None
+    assert told == []  # still waiting in its destructor, on the other thread
+    go.set()
+    assert freed.wait(1) == ["estimators-iterator-reaper"]
+    assert told == [True]
+
+
+def _watching_iterators(monkeypatch) -> _Freed:
+    """Every iterator the engine makes is watched."""
+    freed = _Freed()
+
+    def watched_iter(iterable):
+        iterator = iter(iterable)
+        freed.watch(iterator)
+        return iterator
+
+    monkeypatch.setattr(engine, "iter", watched_iter, raising=False)
+    return freed
+
+
+def _estimator(model_dir, strategy):
+    config = RunConfig(model_dir=str(model_dir), train_distribute=strategy,
+                       tpu_config=TPUConfig(iterations_per_loop=2))
+    return TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, train_batch_size=16, eval_batch_size=16)
+
+
+def test_an_evaluation_frees_its_iterator_in_the_background(tmp_path, eight_replicas, monkeypatch):
+    freed = _watching_iterators(monkeypatch)
+    x, y = m.dataset(40)
+    _estimator(tmp_path, eight_replicas).evaluate(m.eval_input_fn(x, y))
+    assert freed.wait(1) == ["estimators-iterator-reaper"]
+
+
+def test_a_train_stream_that_ended_is_freed_in_the_background(tmp_path, eight_replicas, monkeypatch):
+    freed = _watching_iterators(monkeypatch)
+    x, y = m.dataset(48)
+    estimator = _estimator(tmp_path, eight_replicas)
+    estimator.train(lambda params: tf.data.Dataset.from_tensor_slices((x, y)).batch(16, drop_remainder=True))
+    assert freed.wait(1) == ["estimators-iterator-reaper"]
+    assert estimator.get_variable_value("global_step") == 3
+
+
+def test_a_dead_estimators_train_stream_is_freed_in_the_background(tmp_path, eight_replicas, monkeypatch):
+    freed = _watching_iterators(monkeypatch)
+    x, y = m.dataset(48)
+    estimator = _estimator(tmp_path / "first", eight_replicas)
+    estimator.train(m.train_input_fn(x, y), max_steps=2)  # an endless stream: still live
+    del estimator
+    gc.collect()
+    assert freed.threads == []  # kept until the next engine call, outside the cycle collector
+    result = _estimator(tmp_path / "second", eight_replicas).evaluate(m.eval_input_fn(x, y), steps=1)
+    assert freed.wait(2) == ["estimators-iterator-reaper"] * 2
+    assert np.isfinite(result["loss"])
