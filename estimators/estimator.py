@@ -27,6 +27,10 @@ from estimators.compat.input_fn_call import as_dataset, call_input_fn
 from estimators.compat.random_seed import seeded_entry_point, seeded_generator
 from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
 from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
+from estimators.graph import choice
+from estimators.graph import evaluate as graph_evaluate
+from estimators.graph import predict as graph_predict
+from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 from estimators.runtime.collection import Held, free_in_background, paused_collection
@@ -120,8 +124,8 @@ class Estimator:
         self._runtimes: dict[int, Runtime] = {}
         self._train_input = TrainInput(self)
         self._stop = StopRequest()
-        with tf.init_scope():
-            self._input_position = tf.Variable(0, dtype=tf.int64, trainable=False, name="input_position")
+        self._input_position_variable: tf.Variable | None = None
+        self._execution: str | None = None  # the path model_fn runs on once the program has shown it
         self._summaries = SummaryWriters(self._model_dir)
         self._step_summaries_made: dict[Runtime, StepSummaries] = {}
 
@@ -141,6 +145,50 @@ class Estimator:
     @property
     def model_fn(self) -> Callable:
         return self._model_fn
+
+    # -- which path runs model_fn ------------------------------------------------------------------
+    def _path(self, *hook_groups: Any) -> str:
+        """This call's path (estimators/graph/choice.py); once the program needs the graph path, it stays there."""
+        chosen = choice.requested_path(self._config, *hook_groups) or self._execution or choice.TF2
+        if chosen == choice.GRAPH:
+            self._use_graph_path()
+        return chosen
+
+    def _use_graph_path(self, reason: str | None = None) -> None:
+        if self._execution == choice.GRAPH:
+            return
+        self._check_graph_path()
+        if reason:
+            logging.info("model_fn runs on the graph path (tf.Graph and sessions, as tf.estimator ran it): %s.",
+                         reason)
+        self._execution = choice.GRAPH
+
+    def _check_graph_path(self) -> None:
+        """What the graph path cannot run yet, refused with the way out."""
+        strategies = [self._config.train_distribute, self._config.eval_distribute, *self._strategies.values()]
+        if any(s is not None and s.num_replicas_in_sync > 1 for s in strategies):
+            raise ValueError(
+                "This model_fn needs the graph path (tf.Graph and sessions: Scaffolds, SessionRunHooks, "
+                "init_from_checkpoint or eager execution disabled), which runs on one device so far; the "
+                "RunConfig asks for several replicas. Drop train_distribute/eval_distribute (or TF_CONFIG's "
+                "workers), or write model_fn for the TF2 path.")
+
+    def _graph_input_params(self, mode: str) -> dict:
+        """input_fn's params on the graph path (one device): tf.estimator passes its params unchanged."""
+        return self._input_params()
+
+    def _graph_model_fn_params(self, mode: str) -> dict:
+        """model_fn's params on the graph path (one device)."""
+        return self._params_for_model_fn(self._params, None)
+
+    @property
+    def _input_position(self) -> tf.Variable:
+        """The train stream's position as a variable for checkpoints; made on the TF2 path's first save."""
+        if self._input_position_variable is None:
+            with tf.init_scope():
+                self._input_position_variable = tf.Variable(0, dtype=tf.int64, trainable=False,
+                                                            name="input_position")
+        return self._input_position_variable
 
     # -- what subclasses change ---------------------------------------------------------------
     _use_tpu = False
@@ -283,13 +331,23 @@ class Estimator:
     def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None,
               max_steps: int | None = None, saving_listeners: Any = None) -> Estimator:
         """Trains until `steps` more steps, `max_steps` in all, the end of input_fn's data, or a hook's stop."""
-        hooks = checked_hooks(hooks, "train() hooks", Hook)
-        listeners = checked_hooks(saving_listeners, "train() saving_listeners", SavingListener)
         if steps is not None and max_steps is not None:
             raise ValueError(f"Set at most one of steps ({steps}) and max_steps ({max_steps}).")
         for name, value in (("steps", steps), ("max_steps", max_steps)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+        if self._path(hooks, saving_listeners) == choice.TF2:
+            try:
+                return self._train_tf2(input_fn, hooks, steps, max_steps, saving_listeners)
+            except choice.GraphPathNeeded as needed:
+                self._use_graph_path(needed.reason)
+        graph_train.train(self, input_fn, hooks, steps, max_steps, saving_listeners)
+        return self
+
+    def _train_tf2(self, input_fn: Callable, hooks: Any, steps: int | None, max_steps: int | None,
+                   saving_listeners: Any) -> Estimator:
+        hooks = checked_hooks(hooks, "train() hooks", Hook)
+        listeners = checked_hooks(saving_listeners, "train() saving_listeners", SavingListener)
         check_model_dir(self._model_dir, write=self._config.is_chief)  # only the chief writes model_dir
         latest = self.latest_checkpoint()
         start = self._checkpointer.global_step(latest) if latest else 0
@@ -388,11 +446,20 @@ class Estimator:
     def evaluate(self, input_fn: Callable, steps: int | None = None, hooks: Any = None,
                  checkpoint_path: str | None = None, name: str | None = None) -> dict:
         """Exact metrics over input_fn's data (or `steps` batches), plus `loss` and `global_step`."""
-        _no_hooks(hooks, "evaluate()")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0):
             raise ValueError(f"steps must be a positive integer or None, got {steps!r}.")
         check_model_dir(self._model_dir, write=False)
         path = self._resolve_checkpoint(checkpoint_path)
+        if self._path(hooks) == choice.TF2:
+            try:
+                return self._evaluate_tf2(input_fn, steps, hooks, path, name)
+            except choice.GraphPathNeeded as needed:
+                self._use_graph_path(needed.reason)
+        return graph_evaluate.evaluate(self, input_fn, steps, hooks, path, name)
+
+    def _evaluate_tf2(self, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
+                      name: str | None) -> dict:
+        _no_hooks(hooks, "evaluate()")
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
         _, trace = runtime.inference_loop(ModeKeys.EVAL, batch_size)
@@ -479,8 +546,24 @@ class Estimator:
     def predict(self, input_fn: Callable, predict_keys: list[str] | None = None, hooks: Any = None,
                 checkpoint_path: str | None = None, yield_single_examples: bool = True) -> Iterator:
         """Yields model_fn's predictions for every example of input_fn's data, in input order."""
-        _no_hooks(hooks, "predict()")
         path = self._resolve_checkpoint(checkpoint_path)
+        if self._path(hooks) == choice.TF2:
+            predictions = self._predict_tf2(input_fn, predict_keys, hooks, path, yield_single_examples)
+            try:
+                first = next(predictions)
+            except StopIteration:
+                return
+            except choice.GraphPathNeeded as needed:
+                self._use_graph_path(needed.reason)
+            else:
+                yield first
+                yield from predictions
+                return
+        yield from graph_predict.predict(self, input_fn, predict_keys, hooks, path, yield_single_examples)
+
+    def _predict_tf2(self, input_fn: Callable, predict_keys: list[str] | None, hooks: Any, path: str | None,
+                     yield_single_examples: bool) -> Iterator:
+        _no_hooks(hooks, "predict()")
         runtime = self._runtime(ModeKeys.PREDICT)
         batch_size = self._model_fn_batch_size(ModeKeys.PREDICT, runtime)
         with ProgressDisplay("predict", unit="examples") as display:

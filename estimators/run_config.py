@@ -208,7 +208,7 @@ _REPLACEABLE = (
     "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
     "train_distribute", "device_fn", "protocol", "eval_distribute", "experimental_distribute",
     "experimental_max_worker_delay_secs", "session_creation_timeout_secs", "checkpoint_save_graph_def",
-    "tpu_config", "jit_compile", "num_gpus", "precision", "save_input_position",
+    "tpu_config", "jit_compile", "num_gpus", "precision", "save_input_position", "execution",
 )
 
 
@@ -224,7 +224,9 @@ class RunConfig:
     TPU would; `num_gpus` picks local GPUs (None: every visible one, 0: the CPU, N: the first N);
     `precision` is None (not set: params["precision"], else float32), "float32" or "bfloat16" (Keras's
     mixed_bfloat16 around every model_fn call: estimators/precision.py);
-    `save_input_position` records the train stream's position in checkpoints (a resumed run replays it).
+    `save_input_position` records the train stream's position in checkpoints (a resumed run replays it);
+    `execution` picks the path that runs model_fn: None (chosen from the program: estimators/graph/choice.py),
+    "graph" (tf.Graph and sessions, as tf.estimator) or "tf2" (tf.function under tf.distribute).
     """
 
     model_dir: str | None = None
@@ -253,6 +255,7 @@ class RunConfig:
     num_gpus: int | None = None
     precision: str | None = None
     save_input_position: bool = True
+    execution: str | None = None
 
     def __post_init__(self) -> None:
         info = cluster_info()
@@ -363,6 +366,9 @@ class RunConfig:
         for name in ("jit_compile", "save_input_position"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+        if self.execution not in (None, "graph", "tf2"):
+            raise ValueError(f"execution must be None (chosen from the program), 'graph' or 'tf2', got "
+                             f"{self.execution!r}.")
         self._validate_devices()
 
     def _validate_devices(self) -> None:

@@ -60,18 +60,21 @@ _UNSUPPORTED = {
 }
 
 
-def validate_spec(spec: Any, mode: str) -> EstimatorSpec | TPUEstimatorSpec:
-    """Checks what model_fn returned for `mode`; raises ValueError that says what is missing."""
+def validate_spec(spec: Any, mode: str, sessions: bool = False) -> EstimatorSpec | TPUEstimatorSpec:
+    """Checks what model_fn returned for `mode`; raises ValueError that says what is missing.
+
+    sessions: the spec runs on the graph path, where Scaffolds and SessionRunHooks have their TF1 meaning.
+    """
     if not isinstance(spec, (EstimatorSpec, TPUEstimatorSpec)):
         raise ValueError(
             f"model_fn must return an EstimatorSpec or TPUEstimatorSpec, got {type(spec).__name__}."
         )
     if spec.mode != mode:
         raise ValueError(f"model_fn was called with mode={mode!r} but returned a spec with mode={spec.mode!r}.")
-    for name, what in _UNSUPPORTED.items():
+    for name, what in () if sessions else _UNSUPPORTED.items():
         if getattr(spec, name, None):
             raise ValueError(f"{type(spec).__name__}.{name} holds {what}; remove it.")
-    for name in ("training_hooks", "training_chief_hooks"):
+    for name in () if sessions else ("training_hooks", "training_chief_hooks"):
         checked_hooks(getattr(spec, name, None), f"{type(spec).__name__}.{name}", Hook)
     if mode == ModeKeys.TRAIN:
         if spec.loss is None:

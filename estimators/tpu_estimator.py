@@ -132,6 +132,35 @@ class TPUEstimator(Estimator):
             params["batch_size"] = batch_size
         return params
 
+    def _check_graph_path(self) -> None:
+        if self._use_tpu:
+            raise ValueError(
+                "This model_fn needs the graph path (tf.Graph and sessions: a scaffold_fn, SessionRunHooks, "
+                "init_from_checkpoint or eager execution disabled), which runs TPUEstimator off the TPU only so far "
+                "(use_tpu=False, as 2.15 ran it on a CPU or GPU). On a TPU, write model_fn for the TF2 path.")
+        super()._check_graph_path()
+
+    def _graph_batch_size(self, mode: str) -> int | None:
+        """The global batch on the graph path's one device (None: predict() without predict_batch_size)."""
+        return None if self._unbatched_predict(mode) else self._global_batch_size(mode)
+
+    def _graph_input_params(self, mode: str) -> dict:
+        """2.15 off the TPU: input_fn gets the global batch and a context for one CPU replica."""
+        params = dict(self._input_params(), context=TPUContext(num_replicas=1, num_hosts=1, running_on_cpu=True,
+                                                               from_input_fn=True))
+        batch_size = self._graph_batch_size(mode)
+        if batch_size is not None:
+            params["batch_size"] = batch_size
+        return params
+
+    def _graph_model_fn_params(self, mode: str) -> dict:
+        """2.15 off the TPU: model_fn gets params['batch_size'] = the global batch, and use_tpu False."""
+        params = dict(self._params, use_tpu=False)
+        batch_size = self._graph_batch_size(mode)
+        if batch_size is not None:
+            params["batch_size"] = batch_size
+        return params
+
     def _input_elements_per_step(self, runtime: Runtime) -> int:
         """Elements one step takes from each input_fn dataset: one host batch (PER_HOST_V1), one per-replica
         batch per call (PER_SHARD_V1), or one per-replica batch per local replica (PER_HOST_V2)."""

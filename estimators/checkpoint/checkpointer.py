@@ -10,7 +10,7 @@ reads every value) before it assigns anything.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import tensorflow as tf
 from absl import logging
@@ -95,10 +95,17 @@ class Checkpointer:
         beyond max_to_keep. A non-chief writes nothing and returns None. Raises CheckpointSaveError (the
         previous checkpoint stays the latest) when the filesystem fails.
         """
+        if self.is_chief and not variables:
+            raise ValueError("save() got no variables to write.")
+        return self.publish(step, lambda prefix: writer.write(variables, prefix),
+                            lambda prefix: _check_written(prefix, variables))
+
+    def publish(self, step: int, write: Callable[[str], None],
+                check: Callable[[str], None] | None = None) -> str | None:
+        """save()'s sequence around any writer: `write(prefix)` (a Saver in a session, say), fsync, `check(prefix)`
+        (default: the files are complete), publish in the state file, rotate. Same guarantees as save()."""
         if not self.is_chief:
             return None
-        if not variables:
-            raise ValueError("save() got no variables to write.")
         prefix = os.path.join(self.model_dir, f"model.ckpt-{int(step)}")
         try:
             tf.io.gfile.makedirs(self.model_dir)
@@ -111,10 +118,10 @@ class Checkpointer:
                 published.remove(prefix)
                 if published:
                     state_file.write(self.model_dir, published)
-            writer.write(variables, prefix)
+            write(prefix)
             if files.is_local(self.model_dir):
                 files.fsync([prefix + ".index", *files.data_files(prefix)], self.model_dir)
-            _check_written(prefix, variables)
+            (check or _check_complete)(prefix)
             kept = [*published, prefix]
             dropped = kept[: -self.max_to_keep] if self.max_to_keep else []
             kept = kept[len(dropped):]
@@ -227,6 +234,13 @@ def _reader(path: str):
         return tf.train.load_checkpoint(path)
     except (tf.errors.OpError, ValueError) as err:
         raise CheckpointCorruptError(f"Cannot read checkpoint {path}: {files.first_line(err)}") from None
+
+
+def _check_complete(prefix: str) -> None:
+    """Raises CheckpointCorruptError unless the files at prefix are a complete, readable checkpoint."""
+    reason = files.problem(prefix)
+    if reason is not None:
+        raise CheckpointCorruptError(f"the written checkpoint {prefix} does not read back: {reason}")
 
 
 def _check_written(prefix: str, variables: Mapping[str, tf.Variable]) -> None:

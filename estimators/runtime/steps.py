@@ -16,6 +16,7 @@ import tensorflow as tf
 from estimators.compat import metrics
 from estimators.compat.call_context import ModelFnCall
 from estimators.distribute.inputs import split_element
+from estimators.graph import choice
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
@@ -95,9 +96,13 @@ class ModelFnSteps:
         """
         call = ModelFnCall(mode, self._num_replicas, read_only=read_only)
         params = self._params_for(self._params, batch_size)
+        graph = tf.compat.v1.get_default_graph()
+        built_before = len(graph.get_operations())
         with self._variable_scope(mode):
             spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
                                  self._global_step)
+        choice.needs_session(choice.spec_needs_session(spec) or
+                             choice.ops_need_session(graph.get_operations()[built_before:]), self._config)
         return validate_spec(spec, mode), call
 
     def train(self, batch_size: int | None, fetch_names: tuple = ()) -> tuple[Callable, StepTrace]:

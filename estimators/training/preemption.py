@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import tensorflow as tf
+from tensorflow.python.eager import context
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -41,9 +42,16 @@ class StopRequest:
     """A host-side boolean variable the training loop reads before each step, plus who set it."""
 
     def __init__(self) -> None:
-        with tf.init_scope():
-            self.variable = tf.Variable(False, trainable=False, name="estimators_stop_requested")
+        self._variable: tf.Variable | None = None
         self.signal_name: str | None = None
+
+    @property
+    def variable(self) -> tf.Variable:
+        """Made on first use (by the TF2 loop), so a graph-path program never creates an eager variable."""
+        if self._variable is None:
+            with tf.init_scope():
+                self._variable = tf.Variable(self.requested, trainable=False, name="estimators_stop_requested")
+        return self._variable
 
     @property
     def requested(self) -> bool:
@@ -51,11 +59,15 @@ class StopRequest:
 
     def request(self, signal_name: str) -> None:
         self.signal_name = signal_name
-        self.variable.assign(True)
+        if self._variable is not None:
+            with context.eager_mode():  # an eager variable, whatever graph is the default one
+                self._variable.assign(True)
 
     def clear(self) -> None:
         self.signal_name = None
-        self.variable.assign(False)
+        if self._variable is not None:
+            with context.eager_mode():
+                self._variable.assign(False)
 
 
 @contextlib.contextmanager

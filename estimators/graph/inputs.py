@@ -1,0 +1,67 @@
+"""input_fn in the graph, as tf.estimator called it: once per train/evaluate/predict, in that call's graph.
+
+A Dataset becomes an initializable iterator (initialised when the session is made); an iterator gives
+its get_next(); tensors are used as they are; numpy arrays and Python lists become constants. A pair is
+(features, labels); anything else is features alone (labels None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+
+from estimators.compat.input_fn_call import input_fn_args
+
+
+class _IteratorInitializer(tf.compat.v1.train.SessionRunHook):
+    """Initialises input_fn's iterator when the session is created (and again if it is recreated)."""
+
+    def __init__(self, iterator: Any):
+        self._initializer = iterator.initializer
+
+    def after_create_session(self, session, coord) -> None:
+        del coord
+        session.run(self._initializer)
+
+
+def input_tensors(input_fn: Callable, *, mode: str, params: dict, config: Any) -> tuple[Any, Any, list]:
+    """(features, labels, hooks) from input_fn called in the current graph with the arguments it declares."""
+    args = input_fn_args(input_fn)
+    values = {"mode": mode, "params": params, "config": config, "input_context": None}
+    with tf.device("/cpu:0"):
+        result = input_fn(**{name: values[name] for name in args})
+        return _parse(result)
+
+
+def _parse(result: Any) -> tuple[Any, Any, list]:
+    hooks = []
+    if isinstance(result, tf.data.Dataset):
+        result = tf.compat.v1.data.make_initializable_iterator(result)
+    if isinstance(result, tf.compat.v1.data.Iterator):
+        try:
+            hooks.append(_IteratorInitializer(result))
+        except ValueError:  # a one-shot iterator has no initializer to run
+            pass
+        result = result.get_next()
+    if isinstance(result, (list, tuple)):
+        if len(result) != 2:
+            raise ValueError(f"input_fn must return features or (features, labels); it returned a "
+                             f"{type(result).__name__} of {len(result)} items. Return a tuple of two, or a dict of "
+                             "features.")
+        features, labels = result
+    else:
+        features, labels = result, None
+    return _as_tensors(features), _as_tensors(labels), hooks
+
+
+def _as_tensors(value: Any) -> Any:
+    """numpy arrays and Python lists as constants; tensors, sparse tensors and None as they are."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {key: _as_tensors(item) for key, item in value.items()}
+    if tf.is_tensor(value) or isinstance(value, (tf.SparseTensor, tf.compat.v1.SparseTensorValue)):
+        return value
+    return tf.convert_to_tensor(value)
