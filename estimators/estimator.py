@@ -126,6 +126,7 @@ class Estimator:
         self._stop = StopRequest()
         self._input_position_variable: tf.Variable | None = None
         self._execution: str | None = None  # the path model_fn runs on once the program has shown it
+        self._graph_reason = ""  # why it is the graph path
         self._summaries = SummaryWriters(self._model_dir)
         self._step_summaries_made: dict[Runtime, StepSummaries] = {}
 
@@ -149,19 +150,17 @@ class Estimator:
     # -- which path runs model_fn ------------------------------------------------------------------
     def _path(self, *hook_groups: Any) -> str:
         """This call's path (estimators/graph/choice.py); once the program needs the graph path, it stays there."""
-        chosen = choice.requested_path(self._config, *hook_groups) or self._execution or choice.TF2
+        chosen, reason = choice.requested_path(self._config, *hook_groups)
         if chosen == choice.GRAPH:
-            self._use_graph_path()
-        return chosen
+            self._use_graph_path(reason)
+        return chosen or self._execution or choice.TF2
 
-    def _use_graph_path(self, reason: str | None = None) -> None:
+    def _use_graph_path(self, reason: str) -> None:
         if self._execution == choice.GRAPH:
             return
         self._check_graph_path()
-        if reason:
-            logging.info("model_fn runs on the graph path (tf.Graph and sessions, as tf.estimator ran it): %s.",
-                         reason)
-        self._execution = choice.GRAPH
+        logging.info("model_fn runs on the graph path (tf.Graph and sessions, as tf.estimator ran it): %s.", reason)
+        self._execution, self._graph_reason = choice.GRAPH, reason
 
     def _check_graph_path(self) -> None:
         """What the graph path cannot run yet, refused with the way out."""

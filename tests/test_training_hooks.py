@@ -1,4 +1,4 @@
-"""Hooks and saving listeners: called between compiled loops, able to stop training; TF1 SessionRunHooks refused."""
+"""Hooks and saving listeners: called between compiled loops, able to stop training; TF1 session hooks choose the graph path."""
 
 import keras
 import pytest
@@ -96,10 +96,13 @@ def test_training_hooks_from_the_spec_are_run(tmp_path):
     assert hook.calls[0] == ("begin", 0) and hook.calls[-1] == ("end", 4)
 
 
-def test_a_tf1_session_run_hook_is_refused_with_the_replacement_named(tmp_path):
+def test_a_tf1_session_hook_with_a_keras_3_model_fn_is_one_error_naming_the_choice(tmp_path):
+    """A session hook asks for the graph path; a Keras 3 optimizer runs only on the TF2 path: say both."""
     hook = tf.compat.v1.train.StopAtStepHook(last_step=3)
-    with pytest.raises(ValueError, match=r"SessionRunHook.*StopAtStepHook, LoggingTensorHook"):
+    with pytest.raises(ValueError, match=r"graph path .*because tf.compat.v1 session hooks were given "
+                                         r"\(StopAtStepHook\).*Keras optimizer.*StopAtStepHook, LoggingTensorHook"):
         _estimator(tmp_path).train(m.train_input_fn(*m.dataset(64)), max_steps=3, hooks=[hook])
+    assert not list(tmp_path.glob("model.ckpt-*"))
 
 
 def test_evaluate_takes_no_hooks_and_says_so(tmp_path):

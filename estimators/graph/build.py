@@ -10,6 +10,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.graph import choice
 from estimators.graph.inputs import input_tensors
 from estimators.graph.specs import SessionSpec, call_model_fn
 
@@ -28,7 +29,7 @@ class CallGraph:
 def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGraph]:
     """Builds the call's graph and keeps it the default graph for the block (hooks are made in it)."""
     graph = tf.Graph()
-    with graph.as_default():
+    with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"):
         seed = estimator.config.tf_random_seed
         if seed is not None:
             tf.compat.v1.set_random_seed(seed)

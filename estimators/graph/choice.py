@@ -10,7 +10,9 @@ GraphPathNeeded; the Estimator then runs the call, and every later one, on the g
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import threading
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import tensorflow as tf
@@ -41,29 +43,29 @@ def is_session_hook(hook: Any) -> bool:
     return isinstance(hook, (tf.compat.v1.train.SessionRunHook, tf.compat.v1.train.CheckpointSaverListener))
 
 
-def any_session_hooks(*groups: Iterable | None) -> bool:
-    """Whether any of the hook lists (a single hook counts as a list of one) holds a tf.compat.v1 hook."""
+def session_hook_names(*groups: Iterable | None) -> list[str]:
+    """Class names of the tf.compat.v1 hooks in the hook lists (a single hook counts as a list of one)."""
+    names = []
     for hooks in groups:
         if hooks is None:
             continue
-        if is_session_hook(hooks):
-            return True
-        if isinstance(hooks, Iterable) and any(is_session_hook(h) for h in hooks):
-            return True
-    return False
+        items = [hooks] if is_session_hook(hooks) else (hooks if isinstance(hooks, Iterable) else [])
+        names += [type(h).__name__ for h in items if is_session_hook(h)]
+    return names
 
 
-def requested_path(config: Any, *hook_groups: Iterable | None) -> str | None:
-    """The path a call must take before model_fn is seen: RunConfig's choice, else GRAPH when eager execution
-    is off or session hooks were given, else None (TF2 unless model_fn shows it needs a session)."""
+def requested_path(config: Any, *hook_groups: Iterable | None) -> tuple[str | None, str | None]:
+    """(path, why) as far as it is known before model_fn runs: RunConfig's choice; GRAPH when eager execution
+    is off or session hooks were given; else (None, None): TF2 unless model_fn shows it needs a session."""
     chosen = getattr(config, "execution", None)
     if chosen is not None:
-        return chosen
+        return chosen, f"RunConfig(execution={chosen!r})"
     if not tf.executing_eagerly():
-        return GRAPH
-    if any_session_hooks(*hook_groups):
-        return GRAPH
-    return None
+        return GRAPH, "eager execution is disabled (tf.compat.v1.disable_eager_execution())"
+    names = session_hook_names(*hook_groups)
+    if names:
+        return GRAPH, f"tf.compat.v1 session hooks were given ({', '.join(names)})"
+    return None, None
 
 
 def spec_needs_session(spec: Any) -> str | None:
@@ -73,8 +75,9 @@ def spec_needs_session(spec: Any) -> str | None:
     if getattr(spec, "scaffold_fn", None) is not None:
         return "its TPUEstimatorSpec has a scaffold_fn"
     for name in ("training_hooks", "training_chief_hooks", "evaluation_hooks", "prediction_hooks"):
-        if any_session_hooks(getattr(spec, name, None)):
-            return f"its spec's {name} hold tf.compat.v1 SessionRunHooks"
+        names = session_hook_names(getattr(spec, name, None))
+        if names:
+            return f"its spec's {name} hold tf.compat.v1 session hooks ({', '.join(names)})"
     return None
 
 
@@ -94,3 +97,32 @@ def needs_session(reason: str | None, config: Any) -> None:
         raise ValueError(f"model_fn cannot run on the TF2 path (RunConfig(execution='tf2')): {reason}, which only a "
                          "session runs. Leave execution unset (chosen from the program) or set execution='graph'.")
     raise GraphPathNeeded(reason)
+
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def graph_call(reason: str) -> Iterator[None]:
+    """Marks model_fn/input_fn calls on this thread as the graph path's, chosen because of `reason`."""
+    previous = getattr(_local, "reason", None)
+    _local.reason = reason
+    try:
+        yield
+    finally:
+        _local.reason = previous
+
+
+def graph_call_reason() -> str | None:
+    """Why the model_fn running on this thread is on the graph path, or None (not on it)."""
+    return getattr(_local, "reason", None)
+
+
+def tf2_only(what: str) -> ValueError:
+    """The error for a graph-path model_fn that uses `what`, which only the TF2 path runs."""
+    return ValueError(
+        f"model_fn runs on the graph path (tf.Graph and sessions, as tf.estimator) because "
+        f"{graph_call_reason() or 'the program asked for it'}, but it uses {what}, which runs only on the TF2 path "
+        "(tf.function). Choose one: for the TF2 path use estimators' hooks (StopAtStepHook, LoggingTensorHook, "
+        "estimators.Hook) and warm_start_from instead of session hooks, Scaffolds and init_from_checkpoint; for "
+        "the graph path use tf.compat.v1 (tf_keras) layers and tf.compat.v1.train optimizers.")

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
+from estimators.graph.choice import GraphPathNeeded
+
 __all__ = ["DisplayOptions", "ProgressDisplay", "configure", "format_duration", "options"]
 
 PHASES = ("train", "evaluate", "predict")
@@ -207,6 +209,7 @@ class ProgressDisplay:
             return
         if self.enabled:
             self._clear_live_line()
+        if self.enabled and not issubclass(exc_type, GraphPathNeeded):  # the call goes on on the graph path
             self._write_line(f"{self.phase}: stopped at {self._position()} after "
                              f"{format_duration(self._clock() - self._started)}")
         self._closed = True
