@@ -77,7 +77,7 @@ class Runtime:
             calls = HostCall(lambda: trace.host_call_fn, self.global_step, here=is_chief(self.strategy),
                              every=self._host_call_every)
             loop = TrainLoop(self.strategy, step, lambda: self.step_scope(ModeKeys.TRAIN), self._single_step, stop,
-                             summaries, has_optimizer=lambda: bool(trace.optimizers), host_call=calls,
+                             summaries, writes_learning_rate=lambda: trace.writes_learning_rate, host_call=calls,
                              fetches=StepFetches())
             self._loops[key] = (loop, trace)
         return self._loops[key]

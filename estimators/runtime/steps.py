@@ -7,6 +7,7 @@ step reads it there, rather than from whichever step was traced last.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -22,6 +23,8 @@ from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
 from estimators.training import logging_hook
 from estimators.training.step_summaries import write_v1_summaries
+
+_LEARNING_RATE = re.compile(r"learning_rate(_\d+)?")  # a v1 summary op with that tag (names get _1, _2 ...)
 
 
 @dataclass
@@ -39,6 +42,13 @@ class StepTrace:
     training_hooks: list = field(default_factory=list)  # the spec's training_hooks
     chief_hooks: list = field(default_factory=list)  # its training_chief_hooks (run by the chief only)
     host_call_fn: Callable | None = None  # TPUEstimatorSpec.host_call's function
+    own_learning_rate: bool = False  # model_fn writes a `learning_rate` summary of its own
+
+    @property
+    def writes_learning_rate(self) -> bool:
+        """Whether the engine writes its `learning_rate` summary: with an optimizer, unless the program may write
+        that tag itself (a v1 summary of that name, or a host_call: 2.15 wrote none, so two would collide)."""
+        return bool(self.optimizers) and self.host_call_fn is None and not self.own_learning_rate
 
 
 class TrainOutputs(NamedTuple):
@@ -128,6 +138,8 @@ class ModelFnSteps:
             rates = [o.learning_rate for o in call.optimizers if o.learning_rate is not None]
             learning_rate = rates[0] if rates else tf.constant(0.0)
             write_v1_summaries(call.summaries)
+            trace.own_learning_rate = any(_LEARNING_RATE.fullmatch(getattr(t, "op", t).name.rsplit("/", 1)[-1])
+                                          for t in call.summaries or ())
             with tf.control_dependencies(tf.nest.flatten(spec.train_op)):
                 loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             with tf.control_dependencies([loss]):

@@ -151,7 +151,7 @@ class TrainLoop:
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
                  single_step: bool, stop: tf.Variable, summaries: StepSummaries | None = None,
-                 has_optimizer: Callable[[], bool] = lambda: True, host_call: HostCall | None = None,
+                 writes_learning_rate: Callable[[], bool] = lambda: True, host_call: HostCall | None = None,
                  fetches: StepFetches | None = None):
         recording = summaries.recording if summaries is not None else contextlib.nullcontext
 
@@ -163,7 +163,7 @@ class TrainLoop:
                 learning_rate = strategy.experimental_local_results(outputs.learning_rate)[0]
                 if summaries is not None:
                     summaries.scalar("loss", loss)
-                    if has_optimizer():
+                    if writes_learning_rate():
                         summaries.scalar("learning_rate", learning_rate)
                 if host_call is not None:
                     host_call.after_step(strategy, outputs.host_call, index)
