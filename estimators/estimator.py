@@ -29,6 +29,7 @@ from estimators.distribute.inputs import masked_stream, per_replica_batch_size, 
 from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
 from estimators.graph import choice
 from estimators.graph import evaluate as graph_evaluate
+from estimators.graph import export as graph_export
 from estimators.graph import predict as graph_predict
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
@@ -176,9 +177,9 @@ class Estimator:
         """input_fn's params on the graph path (one device): tf.estimator passes its params unchanged."""
         return self._input_params()
 
-    def _graph_model_fn_params(self, mode: str) -> dict:
-        """model_fn's params on the graph path (one device)."""
-        return self._params_for_model_fn(self._params, None)
+    def _graph_model_fn_params(self, mode: str, export: bool = False) -> dict:
+        """model_fn's params on the graph path (one device; `export`: in the serving graph)."""
+        return dict(self._params)
 
     @property
     def _input_position(self) -> tf.Variable:
@@ -587,11 +588,20 @@ class Estimator:
         if path is None:
             raise ValueError(f"Could not find a trained model in model_dir {self._model_dir!r}; train() first or "
                              "pass checkpoint_path.")
-        with paused_collection(collect_first=True):
-            return export_saved_model(
-                self._model_fn, self._params, self._config, path, export_dir_base, serving_input_receiver_fn,
-                assets_extra=assets_extra, as_text=as_text, experimental_mode=experimental_mode,
-            )
+        if self._path() == choice.TF2:
+            try:
+                with paused_collection(collect_first=True):
+                    return export_saved_model(
+                        self._model_fn, self._params, self._config, path, export_dir_base, serving_input_receiver_fn,
+                        assets_extra=assets_extra, as_text=as_text, experimental_mode=experimental_mode,
+                    )
+            except choice.GraphPathNeeded as needed:
+                self._use_graph_path(needed.reason)
+        if experimental_mode != ModeKeys.PREDICT:
+            raise ValueError(f"experimental_mode={experimental_mode!r} is not supported: only ModeKeys.PREDICT "
+                             "exports a SavedModel here.")
+        return graph_export.export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                               path)
 
     def export_savedmodel(self, export_dir_base: str, serving_input_receiver_fn: Callable,
                           assets_extra: dict | None = None, as_text: bool = False,

@@ -153,10 +153,11 @@ class TPUEstimator(Estimator):
             params["batch_size"] = batch_size
         return params
 
-    def _graph_model_fn_params(self, mode: str) -> dict:
-        """2.15 off the TPU: model_fn gets params['batch_size'] = the global batch, and use_tpu False."""
+    def _graph_model_fn_params(self, mode: str, export: bool = False) -> dict:
+        """2.15 off the TPU: model_fn gets params['batch_size'] = the global batch, and use_tpu False (an export's
+        CPU graph: no batch size)."""
         params = dict(self._params, use_tpu=False)
-        batch_size = self._graph_batch_size(mode)
+        batch_size = None if export else self._graph_batch_size(mode)
         if batch_size is not None:
             params["batch_size"] = batch_size
         return params

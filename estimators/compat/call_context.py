@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import tensorflow as tf
+
 from estimators.mode_keys import ModeKeys
 
 _local = threading.local()
+_by_graph: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graph -> calls running in it (replicas)
+_graph_lock = threading.Lock()
 
 
 @dataclass
@@ -56,19 +61,32 @@ class ModelFnCall:
 
 
 def current_call() -> ModelFnCall | None:
-    """The model_fn call running on this thread, or None outside model_fn."""
-    return getattr(_local, "call", None)
+    """The model_fn call running on this thread, or None outside model_fn.
+
+    A thread with none of its own gets a call running in the graph it builds: MirroredStrategy runs a
+    replica's merge_call function (assign_moving_average, ...) on the main thread, in the replica's graph.
+    """
+    call = getattr(_local, "call", None)
+    if call is None:
+        active = _by_graph.get(tf.compat.v1.get_default_graph())
+        call = active[-1] if active else None
+    return call
 
 
 @contextlib.contextmanager
 def entered(call: ModelFnCall) -> Iterator[ModelFnCall]:
-    """Makes `call` the current call on this thread for the block."""
-    previous = current_call()
+    """Makes `call` the current call on this thread, and in the graph being built, for the block."""
+    previous = getattr(_local, "call", None)
+    graph = tf.compat.v1.get_default_graph()
     _local.call = call
+    with _graph_lock:
+        _by_graph.setdefault(graph, []).append(call)
     try:
         yield call
     finally:
         _local.call = previous
+        with _graph_lock:
+            _by_graph[graph].remove(call)
 
 
 @dataclass(frozen=True)

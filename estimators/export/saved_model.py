@@ -50,12 +50,24 @@ def export_saved_model(model_fn: Callable, params: dict, config: Any, checkpoint
         setattr(module, name, value)
     module.resources = list(resources.resources)
 
-    final = _timestamped_dir(export_dir_base)
+
+    def write(temporary: str) -> None:
+        tf.saved_model.save(module, temporary, signatures=signatures)
+        _set_method_names_and_format(temporary, method_names, as_text)
+
+    final = publish_export(export_dir_base, write, assets_extra)
+    logging.info("Exported SavedModel with signatures %s from %s to %s", sorted(signatures), checkpoint_path, final)
+    return final.encode()
+
+
+def publish_export(export_dir_base: str, write: Callable[[str], None], assets_extra: dict | None) -> str:
+    """`write(temporary)` then assets_extra into temp-<timestamp>, renamed to <timestamp> when complete; on any
+    failure the temporary folder is removed and nothing is published. Returns the final directory."""
+    final = timestamped_dir(export_dir_base)
     temporary = os.path.join(export_dir_base, "temp-" + os.path.basename(final))
     tf.io.gfile.makedirs(export_dir_base)
     try:
-        tf.saved_model.save(module, temporary, signatures=signatures)
-        _set_method_names_and_format(temporary, method_names, as_text)
+        write(temporary)
         for relative, source in (assets_extra or {}).items():
             destination = os.path.join(temporary, "assets.extra", relative)
             tf.io.gfile.makedirs(os.path.dirname(destination))
@@ -65,11 +77,10 @@ def export_saved_model(model_fn: Callable, params: dict, config: Any, checkpoint
         if tf.io.gfile.exists(temporary):
             tf.io.gfile.rmtree(temporary)
         raise
-    logging.info("Exported SavedModel with signatures %s from %s to %s", sorted(signatures), checkpoint_path, final)
-    return final.encode()
+    return final
 
 
-def _timestamped_dir(export_dir_base: str) -> str:
+def timestamped_dir(export_dir_base: str) -> str:
     """export_dir_base/<seconds since epoch>, one past the newest taken one if that second is taken."""
     version = int(time.time())
     while tf.io.gfile.exists(os.path.join(export_dir_base, str(version))):

@@ -34,6 +34,7 @@ class SessionSpec:
     chief_hooks: list = field(default_factory=list)
     evaluation_hooks: list = field(default_factory=list)
     prediction_hooks: list = field(default_factory=list)
+    export_outputs: dict | None = None
 
 
 def call_model_fn(model_fn: Callable, features: Any, labels: Any, mode: str, params: dict, config: Any) -> SessionSpec:
@@ -50,7 +51,8 @@ def call_model_fn(model_fn: Callable, features: Any, labels: Any, mode: str, par
                        graph_hooks.session_hooks(spec.training_hooks, "EstimatorSpec.training_hooks"),
                        graph_hooks.session_hooks(spec.training_chief_hooks, "EstimatorSpec.training_chief_hooks"),
                        graph_hooks.session_hooks(spec.evaluation_hooks, "EstimatorSpec.evaluation_hooks"),
-                       graph_hooks.session_hooks(spec.prediction_hooks, "EstimatorSpec.prediction_hooks"))
+                       graph_hooks.session_hooks(spec.prediction_hooks, "EstimatorSpec.prediction_hooks"),
+                       spec.export_outputs)
 
 
 def _from_tpu_spec(spec: TPUEstimatorSpec) -> SessionSpec:
@@ -62,7 +64,8 @@ def _from_tpu_spec(spec: TPUEstimatorSpec) -> SessionSpec:
     return SessionSpec(spec.mode, spec.loss, spec.train_op, spec.predictions, dict(metrics or {}),
                        scaffold or tf.compat.v1.train.Scaffold(), training_hooks, [],
                        graph_hooks.session_hooks(spec.evaluation_hooks, "TPUEstimatorSpec.evaluation_hooks"),
-                       graph_hooks.session_hooks(spec.prediction_hooks, "TPUEstimatorSpec.prediction_hooks"))
+                       graph_hooks.session_hooks(spec.prediction_hooks, "TPUEstimatorSpec.prediction_hooks"),
+                       spec.export_outputs)
 
 
 def _call_with(fn: Callable, tensors: Any) -> Any:

@@ -1,0 +1,57 @@
+"""export_saved_model() on the graph path, as tf.estimator 2.15 wrote it: model_fn (PREDICT) on the receiver's
+features in a fresh graph, the checkpoint restored by the Scaffold's Saver in a session, and a TF1 SavedModel
+(tag 'serve', 2.15's signatures, the Scaffold's local init as main op) written beside its final place and
+renamed when complete, as the TF2 path's export is."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+from absl import logging
+
+from estimators.export.receivers import materialize
+from estimators.export.saved_model import publish_export
+from estimators.export.signatures import build_signatures, export_outputs_for_predict
+from estimators.graph import choice
+from estimators.graph.specs import call_model_fn
+from estimators.mode_keys import ModeKeys
+
+
+def export_saved_model(estimator: Any, export_dir_base: str, serving_input_receiver_fn: Callable,
+                       assets_extra: dict | None, as_text: bool, checkpoint_path: str) -> bytes:
+    """Writes export_dir_base/<timestamp> from `checkpoint_path`; returns its path (bytes)."""
+    if assets_extra is not None and not isinstance(assets_extra, dict):
+        raise ValueError(f"assets_extra must be a dict of relative destination -> source path, got {assets_extra!r}.")
+    graph = tf.Graph()
+    with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"):
+        if estimator.config.tf_random_seed is not None:
+            tf.compat.v1.set_random_seed(estimator.config.tf_random_seed)
+        tf.compat.v1.train.get_or_create_global_step()
+        receiver = materialize(serving_input_receiver_fn(), graph)
+        spec = call_model_fn(estimator.model_fn, receiver.features, None, ModeKeys.PREDICT,
+                             estimator._graph_model_fn_params(ModeKeys.PREDICT, export=True), estimator.config)
+        outputs = export_outputs_for_predict(spec.export_outputs, spec.predictions)
+        signatures = build_signatures(receiver.receiver_tensors, outputs, receiver.receiver_tensors_alternatives, [])
+        signature_defs = {name: tf.compat.v1.saved_model.signature_def_utils.build_signature_def(
+            {key: tf.compat.v1.saved_model.utils.build_tensor_info(t) for key, t in parts.inputs.items()},
+            {key: tf.compat.v1.saved_model.utils.build_tensor_info(t) for key, t in parts.outputs.items()},
+            parts.method_name) for name, parts in signatures.items()}
+        scaffold = spec.scaffold
+        local_init = scaffold.local_init_op or tf.compat.v1.train.Scaffold.default_local_init_op()
+        saver = scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
+
+        def write(temporary: str) -> None:
+            with tf.compat.v1.Session(config=estimator.config.session_config) as session:
+                saver.restore(session, checkpoint_path)
+                builder = tf.compat.v1.saved_model.Builder(temporary)
+                builder.add_meta_graph_and_variables(
+                    session, [tf.saved_model.SERVING], signature_def_map=signature_defs,
+                    assets_collection=tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
+                    main_op=local_init, saver=saver, strip_default_attrs=True)
+                builder.save(as_text)
+
+        final = publish_export(export_dir_base, write, assets_extra)
+    logging.info("Exported SavedModel with signatures %s from %s to %s", sorted(signatures), checkpoint_path, final)
+    return final.encode()
