@@ -79,6 +79,17 @@ def _skipping(input_fn: Callable, elements: int, config: Any = None) -> Callable
     return skipped
 
 
+def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
+    """The global step of the newest complete checkpoint in checkpoint_dir, 0 without one (2.15's private helper,
+    which public TPUEstimator programs call)."""
+    try:
+        checkpointer = Checkpointer(os.fsdecode(checkpoint_dir), is_chief=False)
+        latest = checkpointer.latest()
+        return checkpointer.global_step(latest) if latest else 0
+    except (ValueError, RuntimeError, tf.errors.OpError):
+        return 0
+
+
 def _warn_not_finite(results: dict) -> None:
     """tf.estimator returned NaN metrics without a word; they are still returned, but said out loud."""
     bad = sorted(k for k, v in results.items() if np.ndim(v) == 0 and isinstance(v, float) and not math.isfinite(v))

@@ -249,3 +249,29 @@ def test_a_program_that_disables_eager_execution_trains_evaluates_predicts_and_e
     assert result["step"] == 4 and result["names"] == ["b", "global_step", "w"]
     np.testing.assert_allclose(result["loss"], on_tf2["loss"], rtol=1e-5)
     assert tf.io.gfile.exists(os.path.join(result["export"], "saved_model.pb"))
+
+
+def test_in_memory_evaluator_hook_evaluates_after_the_first_step_every_n_and_at_the_end(tmp_path):
+    from estimators.graph.in_memory_evaluator import InMemoryEvaluatorHook
+
+    estimator = _estimator(tmp_path)
+    seen = []
+
+    class Record(tf.compat.v1.train.SessionRunHook):
+        def end(self, session):
+            seen.append(int(session.run(tf.compat.v1.train.get_global_step())))
+
+    hook = InMemoryEvaluatorHook(estimator, eval_input_fn, hooks=[Record()], every_n_iter=3, name="live")
+    estimator.train(train_input_fn, steps=7, hooks=[hook])
+    assert seen == [1, 4, 7, 7]
+    final = estimator.evaluate(eval_input_fn)
+    np.testing.assert_allclose(hook.results["loss"], final["loss"], rtol=1e-6)
+    assert estimator.get_variable_names() == ["b", "global_step", "w"]  # the snapshots never went to model_dir
+
+
+def test_the_private_global_step_reader_public_programs_call(tmp_path):
+    from estimators.estimator import _load_global_step_from_checkpoint_dir
+
+    assert _load_global_step_from_checkpoint_dir(str(tmp_path)) == 0
+    _estimator(tmp_path, execution="graph").train(train_input_fn, steps=2)
+    assert _load_global_step_from_checkpoint_dir(str(tmp_path)) == 2
