@@ -45,6 +45,7 @@ class ModelFnCall:
     collections: Any = None  # the call's compat.collections.CallCollections
     summaries: list = field(default_factory=list)  # tf.compat.v1.summary ops model_fn created
     read_only: bool = False  # no variable write takes effect (reading v1 metric values)
+    session_locals: list = field(default_factory=list)  # names of LOCAL_VARIABLES made outside tf.compat.v1.metrics
 
     @property
     def training(self) -> bool:

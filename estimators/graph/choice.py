@@ -89,6 +89,14 @@ def ops_need_session(operations: Iterable[tf.Operation]) -> str | None:
     return None
 
 
+def locals_need_session(names: list[str]) -> str | None:
+    """Why model_fn's own LOCAL_VARIABLES need sessions (each one starts from its initialiser per call), or None."""
+    if names:
+        return (f"it makes local variables ({', '.join(names[:3])}) that tf.estimator initialised anew for every "
+                "train/evaluate/predict session")
+    return None
+
+
 def needs_session(reason: str | None, config: Any) -> None:
     """Raises GraphPathNeeded for `reason`, or one clear error when RunConfig pinned the TF2 path."""
     if reason is None:

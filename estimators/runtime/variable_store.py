@@ -143,6 +143,9 @@ class VariableStore:
             stored.modes.add(mode)
         if call is not None:
             call.variables.append(stored.variable)
+            requested = set(kwargs.get("collections") or ())
+            if _KEYS.LOCAL_VARIABLES in requested and _KEYS.METRIC_VARIABLES not in requested:
+                call.session_locals.append(name)  # a session re-initialises it: the graph path's to run
             if call.collections is not None:
                 call.collections.add(self._collections_for(stored, kwargs), stored.variable)
         return stored.variable
