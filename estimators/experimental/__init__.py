@@ -1,5 +1,7 @@
-"""tf.estimator.experimental's names that have a meaning here: early stopping from eval event files."""
+"""tf.estimator.experimental's names that have a meaning here: early stopping from eval event files,
+the chief-aware stop hook for asynchronous workers, call_logit_fn and the raw supervised receiver."""
 
+from estimators.experimental.checkpoint_step_hook import make_stop_at_checkpoint_step_hook
 from estimators.experimental.early_stopping import (
     make_early_stopping_hook,
     read_eval_metrics,
@@ -8,8 +10,11 @@ from estimators.experimental.early_stopping import (
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
+from estimators.export.receivers import build_raw_supervised_input_receiver_fn
+from estimators.logit_fn import call_logit_fn
 
 __all__ = [
-    "make_early_stopping_hook", "read_eval_metrics", "stop_if_higher_hook", "stop_if_lower_hook",
+    "build_raw_supervised_input_receiver_fn", "call_logit_fn", "make_early_stopping_hook",
+    "make_stop_at_checkpoint_step_hook", "read_eval_metrics", "stop_if_higher_hook", "stop_if_lower_hook",
     "stop_if_no_decrease_hook", "stop_if_no_increase_hook",
 ]

@@ -142,3 +142,112 @@ class PredictOutput(ExportOutput):
         if not self._outputs:
             raise ValueError("Prediction signatures need at least one output.")
         return SignatureParts(dict(receiver_tensors), dict(self._outputs), tf.saved_model.PREDICT_METHOD_NAME)
+
+
+class _SupervisedOutput(ExportOutput):
+    """What a training or evaluation graph computes: loss, predictions and metrics, under prefixed keys.
+
+    `loss` and `predictions`: a tensor or a dict of str (or tuple of str) -> tensor; `metrics`: a
+    (value, update_op) pair or a dict of name -> pair, or -> a metric object with `result()` and
+    exactly one entry in `updates` (tf_keras in a graph). Keys become "loss/<key>",
+    "predictions/<key>", "metrics/<name>/value" and "metrics/<name>/update_op" (a key that already
+    starts with its prefix keeps it), and an update Operation is exported as an empty tensor that
+    runs it, as tf.estimator's EvalOutput/TrainOutput did. Such signatures are not served: a
+    serving export (export_saved_model) leaves them out, as 2.15 did.
+    """
+
+    LOSS_NAME = "loss"
+    PREDICTIONS_NAME = "predictions"
+    METRICS_NAME = "metrics"
+    METRIC_VALUE_SUFFIX = "value"
+    METRIC_UPDATE_SUFFIX = "update_op"
+    METHOD_NAME = ""
+
+    def __init__(self, loss: Any = None, predictions: Any = None, metrics: Any = None):
+        self._loss = None if loss is None else self._prefixed(self._wrap_outputs(loss, self.LOSS_NAME, self.LOSS_NAME),
+                                                              self.LOSS_NAME)
+        self._predictions = None if predictions is None else self._prefixed(
+            self._wrap_outputs(predictions, self.PREDICTIONS_NAME, self.PREDICTIONS_NAME), self.PREDICTIONS_NAME)
+        self._metrics = None if metrics is None else self._wrap_metrics(metrics)
+
+    @property
+    def loss(self) -> dict | None:
+        return None if self._loss is None else dict(self._loss)
+
+    @property
+    def predictions(self) -> dict | None:
+        return None if self._predictions is None else dict(self._predictions)
+
+    @property
+    def metrics(self) -> dict | None:
+        return None if self._metrics is None else dict(self._metrics)
+
+    @staticmethod
+    def _prefixed_key(key: str, prefix: str) -> str:
+        return key if key.startswith(prefix) else f"{prefix}{_SEPARATOR}{key}"
+
+    @classmethod
+    def _prefixed(cls, outputs: dict, prefix: str) -> dict:
+        return {cls._prefixed_key(key, prefix): value for key, value in outputs.items()}
+
+    @classmethod
+    def _wrap_metrics(cls, metrics: Any) -> dict:
+        if not isinstance(metrics, dict):
+            metrics = {cls.METRICS_NAME: metrics}
+        outputs = {}
+        for name, metric in metrics.items():
+            key = cls._prefixed_key(cls._key(name, cls.METRICS_NAME), cls.METRICS_NAME)
+            value, update = cls._metric_parts(key, metric)
+            if not isinstance(value, tf.Tensor):
+                raise ValueError(f"{key} output value must be a Tensor; got {value!r}.")
+            if isinstance(update, tf.Operation):
+                with tf.control_dependencies([update]):
+                    update = tf.constant([], name="metric_op_wrapper")
+            elif not isinstance(update, (tf.Tensor, tf.Variable)):
+                raise ValueError(f"{key} update_op must be a Tensor or Operation; got {update!r}.")
+            outputs[f"{key}{_SEPARATOR}{cls.METRIC_VALUE_SUFFIX}"] = value
+            outputs[f"{key}{_SEPARATOR}{cls.METRIC_UPDATE_SUFFIX}"] = update
+        return outputs
+
+    @staticmethod
+    def _metric_parts(key: str, metric: Any) -> tuple[Any, Any]:
+        if isinstance(metric, tuple):
+            if len(metric) != 2:
+                raise ValueError(f"{key} must be a (value, update_op) pair; got {metric!r}.")
+            return metric
+        updates = list(getattr(metric, "updates", None) or [])
+        if hasattr(metric, "result") and len(updates) == 1:
+            return metric.result(), updates[0]
+        raise ValueError(
+            f"{key} is a {type(metric).__name__} without one update op to export (Keras 3 metrics have none); "
+            "pass a (value, update_op) pair such as tf.compat.v1.metrics.mean(...) returns.")
+
+    @property
+    def outputs(self) -> dict:
+        """Every output tensor by its prefixed key."""
+        merged = {}
+        for part in (self._loss, self._predictions, self._metrics):
+            merged.update(part or {})
+        return merged
+
+    def supervised_signature(self, receiver_tensors: dict) -> SignatureParts:
+        """The training/evaluation signature over `receiver_tensors` (features and labels)."""
+        if not receiver_tensors:
+            raise ValueError(f"{type(self).__name__} signatures need at least one input.")
+        return SignatureParts(dict(receiver_tensors), self.outputs, self.METHOD_NAME)
+
+    def signature(self, receiver_tensors: dict) -> SignatureParts:
+        raise ValueError(f"a {type(self).__name__} ({self.METHOD_NAME}) is not a serving signature: TensorFlow "
+                         "Serving serves predict, classify and regress signatures only.")
+
+
+class TrainOutput(_SupervisedOutput):
+    """A training graph's loss, predictions and metrics (tf.estimator's TrainOutput)."""
+
+    METHOD_NAME = "tensorflow/supervised/training"
+
+
+class EvalOutput(_SupervisedOutput):
+    """An evaluation graph's loss, predictions and metrics (tf.estimator.export.EvalOutput)."""
+
+    METHOD_NAME = "tensorflow/supervised/eval"

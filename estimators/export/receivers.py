@@ -16,6 +16,7 @@ import tensorflow as tf
 
 DEFAULT_FEATURE_KEY = "feature"
 DEFAULT_RECEIVER_KEY = "input"
+DEFAULT_LABEL_KEY = "label"
 EXAMPLES_KEY = "examples"
 
 _COMPOSITE = (tf.SparseTensor, tf.RaggedTensor)
@@ -104,6 +105,32 @@ class TensorServingInputReceiver(
         return super().__new__(cls, features, receiver_tensors, alternatives)
 
 
+class UnsupervisedInputReceiver(ServingInputReceiver):
+    """A ServingInputReceiver without alternatives: features and the inputs that feed them, no labels.
+
+    tf.estimator's return type for a training or evaluation input receiver fn of a model without labels.
+    """
+
+    def __new__(cls, features: Any, receiver_tensors: Any):
+        return super().__new__(cls, features, receiver_tensors, None)
+
+
+class SupervisedInputReceiver(
+        collections.namedtuple("SupervisedInputReceiver", ["features", "labels", "receiver_tensors"])):
+    """What a training or evaluation input receiver fn returns: features, labels and the inputs feeding them.
+
+    `features` and `labels`: a tensor or a dict of str/int -> tensor each, kept as given (model_fn gets
+    them as they are); `receiver_tensors`: a tensor or a dict of str -> tensor (one tensor is named
+    "input"). No alternatives: those serve serving signatures only.
+    """
+
+    def __new__(cls, features: Any, labels: Any, receiver_tensors: Any):
+        wrap_and_check(features, "feature", DEFAULT_FEATURE_KEY, allow_int_keys=True)  # checked, kept as given
+        wrap_and_check(labels, "label", DEFAULT_LABEL_KEY, allow_int_keys=True)
+        receiver_tensors = wrap_and_check(receiver_tensors, "receiver_tensor", DEFAULT_RECEIVER_KEY)
+        return super().__new__(cls, features, labels, receiver_tensors)
+
+
 Receiver = ServingInputReceiver | TensorServingInputReceiver
 
 
@@ -156,6 +183,75 @@ def build_raw_serving_input_receiver_fn(features: Any, default_batch_size: int |
         return TensorServingInputReceiver(tensor, tensor)
 
     return serving_input_receiver_fn
+
+
+def _specs(values: Any, default_batch_size: int | None) -> dict | tf.TensorSpec:
+    """A dict of str -> spec for a dict of inputs, one spec for one input."""
+    if isinstance(values, Mapping):
+        specs = {}
+        for key, value in values.items():
+            _check_key(key, "feature", allow_int=False)
+            specs[key] = _input_spec(value, default_batch_size)
+        return specs
+    return _input_spec(values, default_batch_size)
+
+
+def build_raw_supervised_input_receiver_fn(features: Any, labels: Any, default_batch_size: int | None = None
+                                           ) -> Callable[[], SupervisedInputReceiver]:
+    """A receiver fn whose inputs are model_fn's features and labels as they are (for training/evaluation graphs).
+
+    `features`, `labels`: a dict of str -> tensor, array or tf.TensorSpec, or one of them (then fed
+    as "input" / "label"); their keys must differ. Placeholders get each one's dtype and shape with
+    the first dimension `default_batch_size` (None: any batch; a TensorSpec keeps its shape unless
+    default_batch_size is given). tf.estimator.experimental.build_raw_supervised_input_receiver_fn.
+    """
+    feature_keys = set(features) if isinstance(features, Mapping) else {DEFAULT_RECEIVER_KEY}
+    label_keys = set(labels) if isinstance(labels, Mapping) else {DEFAULT_LABEL_KEY}
+    overlap = feature_keys & label_keys
+    if overlap:
+        raise ValueError(f"Features and labels must have distinct keys. Found overlapping keys: {overlap}")
+    feature_specs = _specs(features, default_batch_size)
+    label_specs = _specs(labels, default_batch_size)
+
+    def placeholders(specs: Any, single_key: str) -> tuple[Any, dict]:
+        if isinstance(specs, dict):
+            made = {key: tf.compat.v1.placeholder(spec.dtype, spec.shape, name=key) for key, spec in specs.items()}
+            return made, made
+        tensor = tf.compat.v1.placeholder(specs.dtype, specs.shape, name=single_key)
+        return tensor, {single_key: tensor}
+
+    def supervised_input_receiver_fn() -> SupervisedInputReceiver:
+        feature_tensors, feature_inputs = placeholders(feature_specs, DEFAULT_RECEIVER_KEY)
+        label_tensors, label_inputs = placeholders(label_specs, DEFAULT_LABEL_KEY)
+        return SupervisedInputReceiver(feature_tensors, label_tensors, {**feature_inputs, **label_inputs})
+
+    return supervised_input_receiver_fn
+
+
+def _free_batch(spec: Any) -> Any:
+    if isinstance(spec, tf.TensorSpec):
+        return tf.TensorSpec(_batch_shape(spec.shape, None), spec.dtype, spec.name)
+    raise ValueError(f"build_supervised_input_receiver_fn_from_input_fn takes dense features and labels, got {spec}.")
+
+
+def build_supervised_input_receiver_fn_from_input_fn(input_fn: Callable, **input_fn_args: Any
+                                                     ) -> Callable[[], SupervisedInputReceiver]:
+    """A raw supervised receiver fn with the features and labels input_fn gives (any batch size).
+
+    input_fn(**input_fn_args) is called once, now, in a graph of its own; it returns a Dataset of
+    (features, labels) or a (features, labels) pair of tensors.
+    """
+    with tf.Graph().as_default():
+        result = input_fn(**input_fn_args)
+        if isinstance(result, tf.data.Dataset):
+            result = tf.nest.map_structure(_free_batch, result.element_spec)
+        if not isinstance(result, (tuple, list)) or len(result) != 2 or result[1] is None:
+            raise ValueError("build_supervised_input_receiver_fn_from_input_fn needs an input_fn that gives "
+                             f"(features, labels); it gave {result!r}.")
+        features, labels = tf.nest.map_structure(
+            lambda t: t if isinstance(t, tf.TensorSpec) else tf.TensorSpec(_batch_shape(t.shape, None), t.dtype),
+            tuple(result))
+    return build_raw_supervised_input_receiver_fn(features, labels)
 
 
 def build_parsing_serving_input_receiver_fn(feature_spec: dict, default_batch_size: int | None = None
