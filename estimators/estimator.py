@@ -170,6 +170,8 @@ class Estimator:
     def _use_graph_path(self, reason: str) -> None:
         if self._execution == choice.GRAPH:
             return
+        if self._config.execution == choice.TF2:
+            raise choice.pinned_to_tf2(reason)
         self._check_graph_path()
         logging.info("model_fn runs on the graph path (tf.Graph and sessions, as tf.estimator ran it): %s.", reason)
         self._execution, self._graph_reason = choice.GRAPH, reason

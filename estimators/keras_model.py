@@ -1,4 +1,4 @@
-"""model_to_estimator: a compiled Keras 3 model trained, evaluated, predicted and exported as an estimator.
+"""model_to_estimator: a compiled Keras model trained, evaluated, predicted and exported as an estimator.
 
 tf.keras.estimator.model_to_estimator's contract (tensorflow_estimator 2.15, keras_lib.py), and the
 seeds' keras_to_tpu_model path: model_fn rebuilds the model from its config in every call (so the
@@ -10,11 +10,13 @@ Under N replicas Keras 3 divides a compiled loss by N (as in Model.fit, where th
 sums the replicas' gradients), so the update sums the replicas' gradients of that loss
 (CrossShardOptimizer(reduction="sum")): the same step as one replica on the global batch. The loss
 reported to the engine is N times Keras's, the per-replica mean, as Keras's own loss tracker reports.
+
+Keras 3 models and tf_keras (Keras 2) ones are both taken: each is rebuilt, scored and trained with
+its own Keras (estimators/keras_flavours.py), as 2.15 used Keras 2 for the Keras 2 models of its day.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +28,7 @@ from estimators.cross_shard_optimizer import CrossShardOptimizer
 from estimators.estimator import Estimator
 from estimators.export.outputs import ExportOutput, PredictOutput
 from estimators.export.receivers import build_raw_serving_input_receiver_fn
+from estimators.keras_flavours import Flavour, flavour_of
 from estimators.keras_losses import checked_losses
 from estimators.keras_structure import ModelStructure
 from estimators.keras_weights import InitialWeights
@@ -35,18 +38,13 @@ from estimators.runtime.collection import paused_collection
 from estimators.specs import TPUEstimatorSpec
 from estimators.tpu_estimator import TPUEstimator
 
-try:  # Keras's own compiled-metrics container: the names and metric classes model.evaluate() uses
-    from keras.src.trainers.compile_utils import CompileMetrics
-except ImportError:  # pragma: no cover - a Keras 3 release that moved it
-    CompileMetrics = None
-
 _DEFAULT_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
 _NOT_COMPILED = ("The Keras model has not been compiled: compile() it with a loss and an optimizer, e.g. "
                  "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy', metrics=['accuracy']), "
                  "before model_to_estimator().")
 
 
-def model_to_estimator(keras_model: keras.Model | None = None, keras_model_path: str | None = None,
+def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = None,
                        custom_objects: dict | None = None, model_dir: str | None = None,
                        config: RunConfig | None = None, checkpoint_format: str | None = None,
                        use_v2_estimator: bool = False, metric_names_map: dict | None = None,
@@ -56,9 +54,10 @@ def model_to_estimator(keras_model: keras.Model | None = None, keras_model_path:
                        eval_on_tpu: bool = True) -> Estimator:
     """An estimator running a compiled Keras model: a TPUEstimator with use_tpu or batch sizes, else an Estimator.
 
-    As tf.keras.estimator.model_to_estimator: `keras_model` or `keras_model_path` (a saved .keras/.h5
-    model), `custom_objects` to rebuild custom layers/losses/metrics, `metric_names_map` to rename the
-    compiled metrics (every one of them), `export_outputs` {output name: ExportOutput class} for extra
+    As tf.keras.estimator.model_to_estimator: `keras_model` (a Keras 3 or a tf_keras/Keras 2 model)
+    or `keras_model_path` (a saved .keras/.h5 model, loaded with Keras 3), `custom_objects` to rebuild
+    custom layers/losses/metrics, `metric_names_map` to rename the compiled metrics (every one of
+    them), `export_outputs` {output name: ExportOutput class} for extra
     serving signatures. `use_v2_estimator` is accepted and changes nothing (there is one Estimator).
     Checkpoints are always tf.estimator's name-based ones (2.15's checkpoint_format='saver').
 
@@ -81,8 +80,9 @@ def model_to_estimator(keras_model: keras.Model | None = None, keras_model_path:
         if keras_model is None:
             logging.info("Loading the Keras model from %s", keras_model_path)
             keras_model = keras.models.load_model(keras_model_path, custom_objects=custom_objects)
-        if not isinstance(keras_model, keras.Model):
-            raise ValueError(f"keras_model must be a keras.Model (Keras 3), got {type(keras_model).__name__}.")
+        if flavour_of(keras_model) is None:
+            raise ValueError(f"keras_model must be a keras.Model (Keras 3) or a tf_keras.Model (Keras 2), got "
+                             f"{type(keras_model).__name__}.")
         model_fn = KerasModelFn(keras_model, custom_objects, metric_names_map, export_outputs)
     if use_tpu or any(size is not None for size in batch_sizes):
         return TPUEstimator(model_fn, model_dir=model_dir, config=config, params=params, use_tpu=use_tpu,
@@ -91,7 +91,7 @@ def model_to_estimator(keras_model: keras.Model | None = None, keras_model_path:
     return Estimator(model_fn, model_dir=model_dir, config=config, params=params)
 
 
-def serving_input_receiver_fn(keras_model: keras.Model, default_batch_size: int | None = None) -> Callable:
+def serving_input_receiver_fn(keras_model: Any, default_batch_size: int | None = None) -> Callable:
     """A receiver fn whose serving signature takes the Keras model's inputs, named as its Input layers."""
     structure = ModelStructure.of(keras_model)
     if structure.input_specs is None:
@@ -122,10 +122,13 @@ def _without_name(optimizer_config: Any) -> Any:
 class KerasModelFn:
     """model_fn(features, labels, mode, params) for a compiled Keras model (see the module docstring)."""
 
-    def __init__(self, keras_model: keras.Model, custom_objects: dict | None = None,
+    def __init__(self, keras_model: Any, custom_objects: dict | None = None,
                  metric_names_map: dict | None = None, export_outputs: dict | None = None):
-        if not getattr(keras_model, "compiled", False) or getattr(keras_model, "optimizer", None) is None \
-                or getattr(keras_model, "loss", None) is None:
+        flavour = flavour_of(keras_model)
+        if flavour is None:
+            raise ValueError(f"keras_model must be a Keras 3 or tf_keras model, got {type(keras_model).__name__}.")
+        self._flavour: Flavour = flavour
+        if not flavour.is_compiled(keras_model):
             raise ValueError(_NOT_COMPILED)
         self._custom_objects = dict(custom_objects or {})
         # Serialized now, eagerly: an optimizer's config reads its variables, which model_fn's graph cannot.
@@ -133,8 +136,7 @@ class KerasModelFn:
         # The optimizer gets its class's default name ("adam"), not the process's count ("adam_3"): the
         # engine names its step counter by it, and a checkpoint key must not depend on what ran before.
         self._compile_config["optimizer"] = _without_name(self._compile_config["optimizer"])
-        self._model_config = {k: v for k, v in keras.saving.serialize_keras_object(keras_model).items()
-                              if k != "compile_config"}
+        self._model_config = {k: v for k, v in flavour.serialize(keras_model).items() if k != "compile_config"}
         try:  # now, eagerly: a loss or metric missing from custom_objects fails here, not in a trace
             compiled = self._deserialize(self._compile_config)
         except (TypeError, ValueError) as err:
@@ -143,7 +145,7 @@ class KerasModelFn:
                 "and optimizers as model_to_estimator(custom_objects={'name': object}).") from err
         self._check_optimizer(compiled["optimizer"])
         try:
-            self._weights = InitialWeights(keras_model, self._rebuild)
+            self._weights = InitialWeights(keras_model, self._rebuild, flavour.outside_functions_only)
         except (TypeError, NotImplementedError) as err:
             raise ValueError(
                 f"Could not rebuild the Keras model {keras_model.name!r} from its config ({err}). Subclassed "
@@ -155,16 +157,10 @@ class KerasModelFn:
                      "model_dir has a checkpoint.", keras_model.name, self._weights.count)
 
     # -- what the constructor checks ------------------------------------------------------------------
-    @staticmethod
-    def _check_optimizer(optimizer: Any) -> None:
-        if not isinstance(optimizer, keras.optimizers.Optimizer):
-            raise ValueError(f"The Keras model's optimizer must be a keras.optimizers.Optimizer, got "
-                             f"{type(optimizer).__name__}.")
-        if isinstance(optimizer, keras.optimizers.LossScaleOptimizer):
-            raise ValueError(
-                "A LossScaleOptimizer (mixed_float16 loss scaling) is not supported by model_to_estimator: "
-                "use the 'mixed_bfloat16' policy (no loss scaling, what TPUs use) or float32, and compile "
-                "with auto_scale_loss=False.")
+    def _check_optimizer(self, optimizer: Any) -> None:
+        problem = self._flavour.optimizer_problem(optimizer)
+        if problem:
+            raise ValueError(problem)
 
     def _checked_export_outputs(self, export_outputs: dict | None) -> dict | None:
         if export_outputs is None:
@@ -182,9 +178,9 @@ class KerasModelFn:
     # -- building ---------------------------------------------------------------------------------------
     def _deserialize(self, config: Any) -> Any:
         """A fresh object from its serialized config (Keras consumes the config it is given: pass a copy)."""
-        return keras.saving.deserialize_keras_object(copy.deepcopy(config), custom_objects=self._custom_objects)
+        return self._flavour.deserialize(config, self._custom_objects)
 
-    def _rebuild(self) -> keras.Model:
+    def _rebuild(self) -> Any:
         return self._deserialize(self._model_config)
 
     # -- model_fn ---------------------------------------------------------------------------------------
@@ -201,16 +197,16 @@ class KerasModelFn:
 
         targets = self.structure.targets(labels, outputs)
         compiled = self._deserialize({k: self._compile_config.get(k) for k in ("loss", "loss_weights")})
+        if self._flavour.is_keras3:  # tf_keras divides a whole-batch loss by the replicas too: nothing to check
+            compiled["loss"] = checked_losses(compiled["loss"])
         optimizer = self._deserialize(self._compile_config["optimizer"]) if training else None
-        model.compile(optimizer=optimizer, loss=checked_losses(compiled["loss"]), loss_weights=compiled["loss_weights"],
-                      jit_compile=False, auto_scale_loss=False)
-        keras_loss = model.compute_loss(x=inputs, y=targets, y_pred=outputs, sample_weight=sample_weight,
-                                        training=training)
+        keras_loss = self._flavour.compute_loss(model, compiled, inputs, targets, outputs, sample_weight, optimizer,
+                                                training)
         replicas = tf.distribute.get_strategy().num_replicas_in_sync  # what Keras divided its loss by
         loss = keras_loss * tf.cast(replicas, keras_loss.dtype) if replicas > 1 else keras_loss
         if training:
             train_op = CrossShardOptimizer(optimizer, reduction="sum").minimize(
-                optimizer.scale_loss(keras_loss), var_list=model.trainable_variables)
+                self._flavour.scale_loss(optimizer, keras_loss), var_list=model.trainable_variables)
             return TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
         tensors = {"y_true": targets, "y_pred": outputs}
         if sample_weight is not None:
@@ -228,17 +224,9 @@ class KerasModelFn:
 
     def _metric_fn(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> dict:
         """The compiled metrics, named as model.evaluate() names them, updated with the real examples."""
-        if CompileMetrics is None:  # pragma: no cover
-            raise ImportError(f"This Keras ({keras.__version__}) has no keras.src.trainers.compile_utils."
-                              "CompileMetrics, which model_to_estimator uses to evaluate compiled metrics.")
         config = self._deserialize({k: self._compile_config.get(k) for k in ("metrics", "weighted_metrics")})
-        compiled = CompileMetrics(config["metrics"], config["weighted_metrics"],
-                                  output_names=list(self.structure.keras_output_names or []) or None)
-        compiled.update_state(y_true, y_pred, sample_weight)
-        names = list(compiled.result())
-        if len(names) != len(compiled.metrics):
-            raise RuntimeError(f"Could not name Keras's compiled metrics: {names} for {compiled.metrics}.")
-        metrics = dict(zip(names, compiled.metrics, strict=True))
+        output_names = list(self.structure.keras_output_names or []) or None
+        metrics = self._flavour.compiled_metrics(config, output_names, y_true, y_pred, sample_weight)
         return self._renamed(metrics)
 
     def _renamed(self, metrics: dict) -> dict:

@@ -7,17 +7,24 @@ weights. Inputs are named by their InputLayers (`keras.Input(name=...)`), output
 that produce them (a Sequential's by its last layer), or by the keys of a model built on dicts.
 A dict missing keys is a ValueError here, not 2.15's KeyError: tf.function turns a KeyError raised
 while tracing into a StagingError.
+
+Keras 2 named a Sequential's input after its first layer (`dense_input` for
+`Sequential([Dense(..., input_shape=(4,))])`, or built by fit), and 2.15 programs key their features
+so; Keras 3 names that input `input_layer[_N]`. For such a Keras 3 Sequential the Keras 2 name is
+accepted as well (`input_aliases`). A tf_keras (Keras 2) model keeps Keras 2's own names.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import keras
 import tensorflow as tf
 
 SAMPLE_WEIGHT_KEYS = frozenset({"features", "sample_weights"})
+_KERAS3_DEFAULT_INPUT_NAME = re.compile(r"input_layer(_\d+)?")
 
 
 def _input_layer_name(tensor: Any) -> str:
@@ -37,9 +44,10 @@ class ModelStructure:
     outputs_are_dict: bool
     outputs_are_list: bool
     keras_output_names: tuple[str, ...] | None  # what Keras's compile() names per-output metrics by
+    input_aliases: dict = field(default_factory=dict)  # {Keras 2's name: the input's name} (see the module doc)
 
     @classmethod
-    def of(cls, model: keras.Model) -> ModelStructure:
+    def of(cls, model: Any) -> ModelStructure:
         inputs = getattr(model, "inputs", None) if model.built else None
         structure = getattr(model, "input", None) if inputs else None
         inputs_are_dict = isinstance(structure, dict)
@@ -62,7 +70,8 @@ class ModelStructure:
         else:  # a Sequential: named by its last layer, as Keras 2 named it
             output_names = (model.layers[-1].name,) if model.layers else ("output",)
         return cls(names, specs or None, inputs_are_dict, output_names, isinstance(outputs, dict),
-                   isinstance(outputs, (list, tuple)), tuple(keras_names) if keras_names else None)
+                   isinstance(outputs, (list, tuple)), tuple(keras_names) if keras_names else None,
+                   _keras2_input_aliases(model, names))
 
     # -- features -> model inputs ----------------------------------------------------------------
     def inputs(self, features: Any) -> tuple[Any, Any]:
@@ -78,6 +87,10 @@ class ModelStructure:
                     "The Keras model has no Input layer, so dict features cannot be matched to its inputs; "
                     "give it keras.Input(shape, name=...) or have input_fn return a tensor.")
             return features, sample_weight
+        if isinstance(features, dict):
+            for alias, name in self.input_aliases.items():
+                if name not in features and alias in features:
+                    features = {**features, name: features[alias]}
         if self.inputs_are_dict:
             if not isinstance(features, dict) and len(self.input_names) == 1:
                 features = {self.input_names[0]: features}
@@ -111,6 +124,15 @@ class ModelStructure:
         if isinstance(outputs, (list, tuple)):
             return list(values)
         return values[0]
+
+
+def _keras2_input_aliases(model: Any, names: tuple[str, ...] | None) -> dict:
+    """{'<first layer>_input': input name} for a Keras 3 Sequential whose one input Keras 3 named itself."""
+    if not (isinstance(model, keras.Sequential) and names and len(names) == 1 and model.layers):
+        return {}
+    if not _KERAS3_DEFAULT_INPUT_NAME.fullmatch(names[0]):
+        return {}
+    return {f"{model.layers[0].name}_input": names[0]}
 
 
 def _pick(values: Any, names: tuple[str, ...], what: str, order_name: str) -> list:

@@ -14,7 +14,6 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import keras
 import numpy as np
 import tensorflow as tf
 from absl import logging
@@ -23,7 +22,9 @@ from absl import logging
 class InitialWeights:
     """Which variable a rebuild of the model creates n-th, and the Keras model's value for it (if any)."""
 
-    def __init__(self, keras_model: keras.Model, rebuild: Callable[[], keras.Model]):
+    def __init__(self, keras_model: Any, rebuild: Callable[[], Any], outside_functions_only: Callable | None = None):
+        """`outside_functions_only(copy)`: ids of the variables a rebuild creates only outside tf.function
+        (so not inside model_fn), left out of the plan; tf_keras models' step counters."""
         created: list[tuple[str | None, Any]] = []
 
         def record(next_creator, **kwargs):
@@ -47,11 +48,12 @@ class InitialWeights:
         values = {}
         if rebuilt:
             for weight, value in zip(rebuilt, keras_model.get_weights(), strict=True):
-                values[id(weight.value)] = np.array(value)
+                values[id(_variable_of(weight))] = np.array(value)
             found = {id(variable) for _, variable in created}
             if not set(values) <= found:
                 raise RuntimeError("Could not match the rebuilt model's weights to the variables it created.")
-        self._plan = [(name, values.get(id(variable))) for name, variable in created]
+        skipped = outside_functions_only(copy) if outside_functions_only is not None else set()
+        self._plan = [(name, values.get(id(variable))) for name, variable in created if id(variable) not in skipped]
 
     @property
     def count(self) -> int:
@@ -80,6 +82,12 @@ class InitialWeights:
         made = next(counter)
         if made != len(plan):
             raise RuntimeError(_changed(f"{made} variables instead of {len(plan)}"))
+
+
+def _variable_of(weight: Any) -> Any:
+    """The tf.Variable behind a weight: a Keras 3 variable's `.value`, a tf_keras weight itself."""
+    value = getattr(weight, "value", None)
+    return weight if value is None or callable(value) else value
 
 
 def _differ(source: Any, rebuilt: Any) -> bool:

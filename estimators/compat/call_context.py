@@ -62,12 +62,14 @@ class ModelFnCall:
 
 
 def current_call() -> ModelFnCall | None:
-    """The model_fn call running on this thread, or None outside model_fn.
+    """The model_fn call running on this thread, or None outside model_fn."""
+    return getattr(_local, "call", None)
 
-    A thread with none of its own gets a call running in the graph it builds: MirroredStrategy runs a
-    replica's merge_call function (assign_moving_average, ...) on the main thread, in the replica's graph.
-    """
-    call = getattr(_local, "call", None)
+
+def call_in_graph() -> ModelFnCall | None:
+    """This thread's model_fn call, else one running in the graph this thread builds: MirroredStrategy runs a
+    replica's merge_call function (assign_moving_average, ...) on the main thread, in the replica's graph."""
+    call = current_call()
     if call is None:
         active = _by_graph.get(tf.compat.v1.get_default_graph())
         call = active[-1] if active else None

@@ -23,7 +23,8 @@ from tensorflow.python.distribute import tpu_values
 from tensorflow.python.distribute import values as distribute_values
 from tensorflow.python.ops import gen_resource_variable_ops, resource_variable_ops
 
-from estimators.compat.call_context import current_call
+from estimators.compat.call_context import call_in_graph, current_call
+from estimators.graph.choice import GraphPathNeeded
 
 SAVED = "_estimators_saved"  # attribute set on the store's model, optimizer and step variables
 STEP = "_estimators_global_step"  # ... and on the engine's global step, which only the engine advances
@@ -62,10 +63,24 @@ def _suppressed(call: Any, variable: Any) -> bool:
     return not call.training and getattr(variable, SAVED, False)
 
 
+def _check_tf2_can_run(call: Any, variable: Any) -> None:
+    """GraphPathNeeded for a write to a saved variable outside TRAIN (in a replica's call, or its merge_call).
+
+    A session ran such a write only when what evaluate/predict fetched depended on it (an EMA read by a
+    metric: yes; a train_op built in every mode: no); a tf.function runs every write. Sessions decide.
+    """
+    if (call is not None and not call.training and not call.read_only and getattr(variable, SAVED, False)
+            and not getattr(variable, STEP, False)):
+        raise GraphPathNeeded(f"model_fn writes variable {getattr(variable, 'name', '?')} in {call.mode}, which "
+                              "tf.estimator's session did only when the fetched results needed it")
+
+
 def _guarded(original: Callable, would_be: Callable) -> Callable:
     @functools.wraps(original)
     def write(self, value, use_locking=None, name=None, read_value=True):
-        if not _suppressed(current_call(), self):
+        call = current_call()
+        _check_tf2_can_run(call or call_in_graph(), self)
+        if not _suppressed(call, self):
             return original(self, value, use_locking=use_locking, name=name, read_value=read_value)
         if not read_value:
             return tf.no_op()

@@ -97,14 +97,16 @@ def locals_need_session(names: list[str]) -> str | None:
     return None
 
 
-def needs_session(reason: str | None, config: Any) -> None:
-    """Raises GraphPathNeeded for `reason`, or one clear error when RunConfig pinned the TF2 path."""
-    if reason is None:
-        return
-    if getattr(config, "execution", None) == TF2:
-        raise ValueError(f"model_fn cannot run on the TF2 path (RunConfig(execution='tf2')): {reason}, which only a "
-                         "session runs. Leave execution unset (chosen from the program) or set execution='graph'.")
-    raise GraphPathNeeded(reason)
+def needs_session(reason: str | None) -> None:
+    """Raises GraphPathNeeded for `reason` (the Estimator switches, or refuses under RunConfig(execution='tf2'))."""
+    if reason is not None:
+        raise GraphPathNeeded(reason)
+
+
+def pinned_to_tf2(reason: str) -> ValueError:
+    """The error when RunConfig(execution='tf2') meets what only a session runs."""
+    return ValueError(f"model_fn cannot run on the TF2 path (RunConfig(execution='tf2')): {reason}, which only a "
+                      "session runs. Leave execution unset (chosen from the program) or set execution='graph'.")
 
 
 _local = threading.local()

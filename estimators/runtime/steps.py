@@ -112,7 +112,7 @@ class ModelFnSteps:
             spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
                                  self._global_step)
         choice.needs_session(choice.spec_needs_session(spec) or choice.locals_need_session(call.session_locals)
-                             or choice.ops_need_session(graph.get_operations()[built_before:]), self._config)
+                             or choice.ops_need_session(graph.get_operations()[built_before:]))
         return validate_spec(spec, mode), call
 
     def train(self, batch_size: int | None, fetch_names: tuple = ()) -> tuple[Callable, StepTrace]:

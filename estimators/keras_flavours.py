@@ -1,0 +1,139 @@
+"""What differs between a Keras 3 model and a tf_keras (Keras 2) one for model_to_estimator.
+
+tf.estimator 2.15's model_to_estimator took Keras 2 models (`tf.keras` then; `tf_keras` now, or
+`tf.keras` under TF_USE_LEGACY_KERAS=1). A model is rebuilt, compiled, and its loss and metrics
+computed with its own Keras: a Keras 2 model by Keras 2's LossesContainer and MetricsContainer (the
+code behind its compile()), so its loss, regularization and metric names are Keras 2's. Both
+divide a reduced loss by the replica count (tf_keras in scale_loss_for_distribution, also for
+regularization losses and for a loss function returning one value per batch), so both update with
+the replicas' gradients summed. tf_keras is imported only when a model is one of its models.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import keras
+
+
+def _tf_keras() -> Any:
+    return sys.modules.get("tf_keras")
+
+
+def is_tf_keras_model(model: Any) -> bool:
+    """A tf_keras (Keras 2) model: tf_keras is loaded (a model of it exists only then) and model is one."""
+    module = _tf_keras()
+    return module is not None and isinstance(model, module.Model)
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """One Keras's ways to (de)serialize, check, compile and score a model."""
+
+    name: str  # "Keras 3" / "tf_keras (Keras 2)"
+
+    @property
+    def module(self) -> Any:
+        return keras if self.name == KERAS3.name else _tf_keras()
+
+    @property
+    def is_keras3(self) -> bool:
+        return self.name == KERAS3.name
+
+    def serialize(self, obj: Any) -> dict:
+        return self.module.saving.serialize_keras_object(obj)
+
+    def deserialize(self, config: Any, custom_objects: dict) -> Any:
+        """A fresh object from its serialized config (Keras consumes the config it is given: a copy goes in)."""
+        return self.module.saving.deserialize_keras_object(copy.deepcopy(config), custom_objects=custom_objects)
+
+    def is_compiled(self, model: Any) -> bool:
+        flag = getattr(model, "compiled", None) if self.is_keras3 else getattr(model, "_is_compiled", None)
+        return bool(flag) and getattr(model, "optimizer", None) is not None and getattr(model, "loss", None) is not None
+
+    def optimizer_problem(self, optimizer: Any) -> str | None:
+        """Why `optimizer` cannot train the estimator, or None."""
+        if self.is_keras3:
+            bases: tuple = (keras.optimizers.Optimizer,)
+            loss_scale = keras.optimizers.LossScaleOptimizer
+        else:
+            bases = (self.module.optimizers.Optimizer, self.module.optimizers.legacy.Optimizer)
+            loss_scale = self.module.mixed_precision.LossScaleOptimizer
+        if not isinstance(optimizer, bases):
+            return f"The Keras model's optimizer must be a {self.name} optimizer, got {type(optimizer).__name__}."
+        if isinstance(optimizer, loss_scale):
+            return ("A LossScaleOptimizer (mixed_float16 loss scaling) is not supported by model_to_estimator: "
+                    "use the 'mixed_bfloat16' policy (no loss scaling, what TPUs use) or float32, and compile "
+                    "with auto_scale_loss=False.")
+        return None
+
+    def compute_loss(self, model: Any, compiled: dict, inputs: Any, targets: Any, outputs: Any,
+                     sample_weight: Any, optimizer: Any, training: bool) -> Any:
+        """The compiled loss of this batch (with regularization), divided by the replica count as Keras does."""
+        if self.is_keras3:
+            model.compile(optimizer=optimizer, loss=compiled["loss"], loss_weights=compiled["loss_weights"],
+                          jit_compile=False, auto_scale_loss=False)
+            return model.compute_loss(x=inputs, y=targets, y_pred=outputs, sample_weight=sample_weight,
+                                      training=training)
+        from tf_keras.src.engine import compile_utils  # what tf_keras's compile() builds for model.compiled_loss
+
+        losses = compile_utils.LossesContainer(compiled["loss"], compiled["loss_weights"],
+                                               output_names=list(model.output_names))
+        return losses(targets, outputs, sample_weight, regularization_losses=model.losses)
+
+    def outside_functions_only(self, model: Any) -> set[int]:
+        """ids of the variables building `model` made that a build inside tf.function (model_fn) does not make.
+
+        tf_keras gives every Model fit/evaluate/predict step counters, made only outside functions.
+        """
+        if self.is_keras3:
+            return set()
+        found = set()
+        for module in [model, *getattr(model, "submodules", ())]:
+            for attribute in ("_train_counter", "_test_counter", "_predict_counter"):
+                variable = vars(module).get(attribute)
+                if variable is not None:
+                    found.add(id(variable))
+        return found
+
+    def scale_loss(self, optimizer: Any, loss: Any) -> Any:
+        return optimizer.scale_loss(loss) if self.is_keras3 else loss
+
+    def compiled_metrics(self, compiled: dict, output_names: list | None, y_true: Any, y_pred: Any,
+                         sample_weight: Any) -> dict:
+        """{name model.evaluate() reports: metric updated with this batch} for the compiled metrics."""
+        if self.is_keras3:
+            try:  # Keras's own compiled-metrics container: the names and metric classes model.evaluate() uses
+                from keras.src.trainers.compile_utils import CompileMetrics
+            except ImportError as err:  # pragma: no cover - a Keras 3 release that moved it
+                raise ImportError(
+                    f"This Keras ({keras.__version__}) has no keras.src.trainers.compile_utils.CompileMetrics, "
+                    "which model_to_estimator uses to evaluate compiled metrics.") from err
+            container = CompileMetrics(compiled["metrics"], compiled["weighted_metrics"], output_names=output_names)
+            container.update_state(y_true, y_pred, sample_weight)
+            names = list(container.result())
+            if len(names) != len(container.metrics):
+                raise RuntimeError(f"Could not name Keras's compiled metrics: {names} for {container.metrics}.")
+            return dict(zip(names, container.metrics, strict=True))
+        from tf_keras.src.engine import compile_utils
+
+        container = compile_utils.MetricsContainer(compiled["metrics"], compiled["weighted_metrics"],
+                                                   output_names=output_names)
+        container.update_state(y_true, y_pred, sample_weight)
+        return {metric.name: metric for metric in container.metrics}
+
+
+KERAS3 = Flavour("Keras 3")
+TF_KERAS = Flavour("tf_keras (Keras 2)")
+
+
+def flavour_of(model: Any) -> Flavour | None:
+    """The Keras `model` belongs to, or None when it is no Keras model."""
+    if isinstance(model, keras.Model):
+        return KERAS3
+    if is_tf_keras_model(model):
+        return TF_KERAS
+    return None
