@@ -15,8 +15,8 @@ from typing import Any
 
 import keras
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.compat.call_context import current_call
 from estimators.compat.optimizer_guard import learning_rate_of
 from estimators.graph import choice

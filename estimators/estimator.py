@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.checkpoint import mapping, warm_start
 from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
 from estimators.checkpoint.lock import ModelDirLock

@@ -12,6 +12,7 @@ the replicas' gradients summed. tf_keras is imported only when a model is one of
 from __future__ import annotations
 
 import copy
+import functools
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -78,10 +79,8 @@ class Flavour:
                           jit_compile=False, auto_scale_loss=False)
             return model.compute_loss(x=inputs, y=targets, y_pred=outputs, sample_weight=sample_weight,
                                       training=training)
-        from tf_keras.src.engine import compile_utils  # what tf_keras's compile() builds for model.compiled_loss
-
-        losses = compile_utils.LossesContainer(compiled["loss"], compiled["loss_weights"],
-                                               output_names=list(model.output_names))
+        losses = _tf_keras_losses_container()(compiled["loss"], compiled["loss_weights"],
+                                              output_names=list(model.output_names), total_loss_mean=_NoLossTracker())
         return losses(targets, outputs, sample_weight, regularization_losses=model.losses)
 
     def outside_functions_only(self, model: Any) -> set[int]:
@@ -124,6 +123,29 @@ class Flavour:
                                                    output_names=output_names)
         container.update_state(y_true, y_pred, sample_weight)
         return {metric.name: metric for metric in container.metrics}
+
+
+class _NoLossTracker:
+    """Stands in for compile()'s running mean of the loss (model.evaluate()'s "loss"): the engine averages
+    the loss itself, and the tracker's variables would be model_fn state named like the metrics' (`total`)."""
+
+    def update_state(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def reset_state(self) -> None:
+        return None
+
+
+@functools.cache
+def _tf_keras_losses_container() -> type:
+    """tf_keras's LossesContainer (what compile() builds for model.compiled_loss) without per-output loss trackers."""
+    from tf_keras.src.engine import compile_utils
+
+    class LossesContainer(compile_utils.LossesContainer):
+        def _create_metrics(self) -> None:
+            self._per_output_metrics = [None] * len(self._losses)
+
+    return LossesContainer
 
 
 KERAS3 = Flavour("Keras 3")

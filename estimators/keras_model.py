@@ -22,8 +22,8 @@ from typing import Any
 
 import keras
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.cross_shard_optimizer import CrossShardOptimizer
 from estimators.estimator import Estimator
 from estimators.export.outputs import ExportOutput, PredictOutput
@@ -133,6 +133,8 @@ class KerasModelFn:
         self._custom_objects = dict(custom_objects or {})
         # Serialized now, eagerly: an optimizer's config reads its variables, which model_fn's graph cannot.
         self._compile_config = keras_model.get_compile_config()
+        if not flavour.is_keras3:  # tf_keras keeps compile()'s arguments as given ("sgd"): take the optimizer built
+            self._compile_config["optimizer"] = flavour.serialize(keras_model.optimizer)
         # The optimizer gets its class's default name ("adam"), not the process's count ("adam_3"): the
         # engine names its step counter by it, and a checkpoint key must not depend on what ran before.
         self._compile_config["optimizer"] = _without_name(self._compile_config["optimizer"])

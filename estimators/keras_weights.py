@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
+
+from estimators import log as logging
 
 
 class InitialWeights:

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
 
 from estimators import EvalSpec, ModeKeys, TPUEstimator, TrainSpec, train_and_evaluate
+from estimators import log as logging
 from estimators.preflight import preflight as tpu_preflight
 from input_fns import DatasetSource
 from launch import plots

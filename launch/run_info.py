@@ -8,8 +8,8 @@ import os
 from collections.abc import Callable, Iterator
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from input_fns import DatasetSource
 from launch.settings import Settings
 from model_fns import ModelInfo

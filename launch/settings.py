@@ -5,8 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from absl import logging
-
+from estimators import log as logging
 from estimators.training import iterations
 
 PLOT_MODES = ("predict", "evaluate", "train_and_evaluate")

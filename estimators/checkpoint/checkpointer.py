@@ -13,8 +13,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.checkpoint import files, state_file, writer
 
 GLOBAL_STEP = "global_step"

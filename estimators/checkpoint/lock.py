@@ -24,9 +24,9 @@ from types import TracebackType
 from typing import NamedTuple
 
 import tensorflow as tf
-from absl import logging
 from tensorflow.python.lib.io import file_io
 
+from estimators import log as logging
 from estimators.checkpoint import files
 
 LOCK_FILE = "trainer.lock"

@@ -20,9 +20,9 @@ import re
 from collections.abc import Collection, Mapping
 
 import tensorflow as tf
-from absl import logging
 from tensorflow.core.protobuf import trackable_object_graph_pb2
 
+from estimators import log as logging
 from estimators.checkpoint import files
 from estimators.checkpoint.checkpointer import Assignment, checkpoint_at
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from absl import logging
+from estimators import log as logging
 
 _logged: set[str] = set()
 _lock = threading.Lock()

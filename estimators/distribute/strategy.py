@@ -9,8 +9,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.distribute.platform import Platform
 from estimators.distribute.platform import current as current_platform
 

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.training.hooks import Hook, LoopInfo
 from estimators.training.summaries import scalar_value
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.training.summaries import scalar_value
 
 _LOSS = "loss"

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
-from absl import logging
 from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow.python.trackable.resource import ResourceTracker, resource_tracker_scope
 
+from estimators import log as logging
 from estimators.export.predict_model import PredictModel
 from estimators.export.serving_graph import trace_signatures
 from estimators.mode_keys import ModeKeys

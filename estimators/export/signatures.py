@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.export.outputs import ExportOutput, PredictOutput, SignatureParts
 from estimators.export.receivers import DEFAULT_RECEIVER_KEY
 

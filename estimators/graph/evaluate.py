@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.graph.build import call_graph, ensure_saver
 from estimators.graph.hooks import session_hooks
 from estimators.mode_keys import ModeKeys

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.export.receivers import materialize
 from estimators.export.saved_model import publish_export
 from estimators.export.signatures import build_signatures, export_outputs_for_predict

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.graph.build import call_graph, ensure_saver
 from estimators.graph.hooks import session_hooks
 from estimators.mode_keys import ModeKeys

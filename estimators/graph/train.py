@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
-from absl import logging
 
+from estimators import log as logging
 from estimators.checkpoint import warm_start
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.checkpoint.model_dir_check import check_model_dir

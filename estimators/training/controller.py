@@ -15,8 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from absl import logging
-
+from estimators import log as logging
 from estimators.training.hooks import Hook, LoopInfo, NanGuard, SavingListener
 from estimators.training.iterations import IterationsPerLoop
 from estimators.training.loops import TrainLoopResult

@@ -11,9 +11,10 @@ import numbers
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
 from google.protobuf import message
 from tensorflow.core.framework import summary_pb2
+
+from estimators import log as logging
 
 CHECKPOINT_PATH_TAG = "checkpoint_path"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from absl import logging
+from estimators import log as logging
 
 
 class CheckpointSchedule:

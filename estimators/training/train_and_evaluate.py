@@ -16,8 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from absl import logging
-
+from estimators import log as logging
 from estimators.distribute.tf_config import EVALUATOR
 from estimators.export.exporters import validate_exporters
 from estimators.training.hooks import Hook, SavingListener, checked_hooks
