@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 from estimators.compat.fn_args import declared_args
@@ -52,12 +53,35 @@ def as_dataset(result: Any, call: Callable[[], Any], config: Any = None) -> tf.d
     """input_fn's `result` as a dataset: itself, or (tensors) the values `call` gives evaluated again and again."""
     if isinstance(result, tf.data.Dataset):
         return result
+    if _is_array_structure(result):
+        # 2.15 made them constants of its graph, read whole at every step, without end.
+        return tf.data.Dataset.from_tensors(_as_arrays(result)).repeat()
     if not _is_tensor_structure(result):
         raise ValueError(
             f"input_fn must return a tf.data.Dataset, or `features` / `(features, labels)` made of tensors, "
             f"got {type(result).__name__}."
         )
     return tensors_as_dataset(call, seed=getattr(config, "tf_random_seed", None))
+
+
+def _is_array_structure(value: Any) -> bool:
+    """numpy arrays / Python lists and numbers (features, or (features, labels) with labels possibly None)."""
+    leaves = tf.nest.flatten(_as_arrays(value)) if isinstance(value, (tuple, dict, np.ndarray)) else []
+    return bool(leaves) and all(isinstance(leaf, np.ndarray) for leaf in leaves)
+
+
+def _as_arrays(value: Any) -> Any:
+    """Lists inside a (features, labels) pair or a features dict as numpy arrays, typed as tf.constant would
+    type them; None labels dropped."""
+    if isinstance(value, tuple) and len(value) == 2 and value[1] is None:
+        return _as_arrays(value[0])
+    if isinstance(value, tuple):
+        return tuple(_as_arrays(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _as_arrays(v) for k, v in value.items()}
+    if isinstance(value, (list, int, float)):
+        return tf.convert_to_tensor(value).numpy()  # TensorFlow's dtypes for Python values: float32, int32
+    return value
 
 
 def _is_tensor_structure(value: Any) -> bool:
@@ -89,8 +113,10 @@ def tensors_as_dataset(call: Callable[[], Any], seed: int | None = None) -> tf.d
                          "tf.data.Dataset instead.")
     signature = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), tensors)
 
+    unused = [(graph, tensors)]  # the graph built for the signature serves the first pass: one call fewer
+
     def evaluations():
-        graph, tensors = build()
+        graph, tensors = unused.pop() if unused else build()
         with graph.as_default():
             init = [tf.compat.v1.global_variables_initializer(), tf.compat.v1.local_variables_initializer(),
                     tf.compat.v1.tables_initializer()]
