@@ -11,13 +11,16 @@ the replicas' gradients summed. tf_keras is imported only when a model is one of
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import keras
+import tensorflow as tf
 
 
 def _tf_keras() -> Any:
@@ -43,6 +46,26 @@ class Flavour:
     @property
     def is_keras3(self) -> bool:
         return self.name == KERAS3.name
+
+    @contextlib.contextmanager
+    def tf2_layers(self) -> Iterator[None]:
+        """Within the block tf_keras builds its TF2 layers in the export graph as in a tf.function.
+
+        tf_keras builds TF1 layers in any graph named wrapped_function* (tf.compat.v1.wrap_function's,
+        where the export traces model_fn), and those cannot rebuild a Keras 2 model from its config
+        (its KerasTensors recurse without end). That graph is a TF2 function graph, where tf_keras's
+        TF2 layers run as in model_fn's tf.function; so it is renamed while the model is built and called.
+        """
+        graph = tf.compat.v1.get_default_graph()
+        name = getattr(graph, "name", None)
+        if self.is_keras3 or not isinstance(name, str) or not name.startswith("wrapped_function"):
+            yield
+            return
+        graph.name = f"estimators_{name}"
+        try:
+            yield
+        finally:
+            graph.name = name
 
     def serialize(self, obj: Any) -> dict:
         return self.module.saving.serialize_keras_object(obj)

@@ -188,11 +188,12 @@ class KerasModelFn:
     # -- model_fn ---------------------------------------------------------------------------------------
     def __call__(self, features: Any, labels: Any, mode: str, params: dict) -> TPUEstimatorSpec:
         del params
-        with self._weights.applied():
-            model = self._rebuild()
-        inputs, sample_weight = self.structure.inputs(features)
-        training = mode == ModeKeys.TRAIN
-        outputs = model(inputs, training=training)
+        with self._flavour.tf2_layers():
+            with self._weights.applied():
+                model = self._rebuild()
+            inputs, sample_weight = self.structure.inputs(features)
+            training = mode == ModeKeys.TRAIN
+            outputs = model(inputs, training=training)
         if mode == ModeKeys.PREDICT:
             predictions = self.structure.predictions(outputs)
             return TPUEstimatorSpec(mode, predictions=predictions, export_outputs=self._exports(predictions))

@@ -444,3 +444,164 @@ def test_seed_article_fashion_mnist_cnn_trains_and_evaluates_as_keras(tmp_path):
     assert results["global_step"] == 3
     np.testing.assert_allclose([results["loss"], results["accuracy"]], [expected["loss"], expected["accuracy"]],
                                rtol=1e-4)
+
+
+# -- Keras 2 (tf_keras) models, and Keras 2's input names -------------------------------------------------------------
+# tests/reference/keras2_model_to_estimator_215.json holds what 2.15's model_to_estimator computed for Keras 2
+# Sequentials built with input_shape (input named dense_input), with these seeded weights and data
+# (make_keras2_model_to_estimator_215.py).
+REFERENCE_KERAS2_215 = os.path.join(os.path.dirname(__file__), "reference", "keras2_model_to_estimator_215.json")
+KERAS2_BATCH, KERAS2_STEPS = 4, 4
+
+
+@pytest.fixture(scope="module")
+def tf_keras():
+    return pytest.importorskip("tf_keras")
+
+
+def keras2_reference(name):
+    with open(REFERENCE_KERAS2_215) as f:
+        return json.load(f)[name]
+
+
+def keras2_data():
+    rng = np.random.RandomState(7)
+    x = rng.randn(16, 4).astype("float32")
+    return x, (x[:, 0] + x[:, 1] > 0).astype("int32")
+
+
+def keras2_initial_weights(shapes):
+    rng = np.random.RandomState(11)
+    return [(rng.randn(*shape) * 0.5).astype("float32") for shape in shapes]
+
+
+def input_shape_sequential(k, optimizer, l2=None):
+    """`Sequential([Dense(3, input_shape=(4,)), Dense(2)])` in Keras `k` (tf_keras or Keras 3), 2.15's weights."""
+    if k is keras:
+        keras.utils.set_random_seed(0)
+    else:
+        k.backend.clear_session()  # Keras 2 counts layer names per session: dense, dense_1, input dense_input
+    regularizer = k.regularizers.l2(l2) if l2 else None
+    model = k.Sequential([k.layers.Dense(3, activation="relu", input_shape=(4,), kernel_regularizer=regularizer,
+                                         name="dense"), k.layers.Dense(2, name="dense_1")])
+    model.set_weights(keras2_initial_weights([w.shape for w in model.get_weights()]))
+    model.compile(optimizer, k.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    return model
+
+
+def train_evaluate_predict_keyed_by_dense_input(model, model_dir):
+    x, y = keras2_data()
+    estimator = model_to_estimator(model, model_dir=model_dir)
+    estimator.train(lambda: tf.data.Dataset.from_tensor_slices(({"dense_input": x}, y)).batch(KERAS2_BATCH),
+                    steps=KERAS2_STEPS)
+    results = estimator.evaluate(lambda: tf.data.Dataset.from_tensor_slices(({"dense_input": x}, y)).batch(8))
+    predictions = list(estimator.predict(lambda: tf.data.Dataset.from_tensor_slices({"dense_input": x[:5]}).batch(5)))
+    return estimator, results, predictions
+
+
+def assert_as_215(name, estimator, results, predictions, atol=1e-5):
+    reference = keras2_reference(name)
+    for variable, value in reference["model_variables"].items():
+        np.testing.assert_allclose(estimator.get_variable_value(variable), value, rtol=1e-5, atol=atol,
+                                   err_msg=variable)
+    assert results["global_step"] == KERAS2_STEPS
+    for key in ("loss", "accuracy"):
+        np.testing.assert_allclose(results[key], reference["evaluate"][key], rtol=1e-5, err_msg=key)
+    assert sorted(predictions[0]) == reference["prediction_keys"] == ["dense_1"]
+    np.testing.assert_allclose(np.stack([p["dense_1"] for p in predictions]), reference["predictions"], rtol=1e-5,
+                               atol=atol)
+
+
+@pytest.mark.parametrize("name, make_optimizer, l2", [
+    ("sequential_input_shape_sgd_l2", lambda k: k.optimizers.SGD(0.1), 0.01),
+    ("sequential_input_shape_adam", lambda k: k.optimizers.Adam(0.05), None),
+], ids=["sgd_l2", "adam"])
+def test_a_tf_keras_model_keyed_by_its_keras2_input_name_trains_evaluates_and_predicts_as_215(
+        tf_keras, name, make_optimizer, l2, tmp_path):
+    model = input_shape_sequential(tf_keras, make_optimizer(tf_keras), l2)
+    assert model.input_names == keras2_reference(name)["input_names"] == ["dense_input"]
+    assert_as_215(name, *train_evaluate_predict_keyed_by_dense_input(model, str(tmp_path)))
+
+
+def test_a_tf_keras_model_with_a_legacy_optimizer_trains_as_215(tf_keras, tmp_path):
+    model = input_shape_sequential(tf_keras, tf_keras.optimizers.legacy.SGD(0.1), l2=0.01)
+    assert_as_215("sequential_input_shape_sgd_l2", *train_evaluate_predict_keyed_by_dense_input(model, str(tmp_path)))
+
+
+def test_a_keras3_sequential_built_with_input_shape_takes_keras2s_input_name_as_215_did(tmp_path):
+    model = input_shape_sequential(keras, keras.optimizers.SGD(0.1), l2=0.01)
+    assert model.inputs[0]._keras_history.operation.name.startswith("input_layer")  # Keras 3's own name
+    assert_as_215("sequential_input_shape_sgd_l2", *train_evaluate_predict_keyed_by_dense_input(model, str(tmp_path)))
+
+
+def test_a_keras3_sequential_built_by_fit_takes_its_first_layers_keras2_input_name(tmp_path):
+    model = built_by_fit()
+    x = np.ones((4, 3), np.float32)
+    estimator = model_to_estimator(model, model_dir=str(tmp_path))
+    estimator.train(train_input_fn({"first_input": x}, np.zeros(4, np.int32), batch=4), steps=1)
+    assert estimator.get_variable_value("global_step") == 1
+
+
+def test_a_tf_keras_model_takes_the_same_steps_on_one_and_eight_replicas(tf_keras, eight_replicas, tmp_path):
+    x, y = keras2_data()
+    trained = {}
+    for replicas, strategy in ((1, None), (8, eight_replicas)):
+        model = input_shape_sequential(tf_keras, tf_keras.optimizers.Adam(0.05), l2=0.01)
+        estimator = model_to_estimator(model, model_dir=str(tmp_path / str(replicas)), train_batch_size=8,
+                                       config=RunConfig(train_distribute=strategy))
+        estimator.train(lambda params: tf.data.Dataset.from_tensor_slices(({"dense_input": x}, y)).batch(
+            params["batch_size"], drop_remainder=True), steps=2)
+        trained[replicas] = [estimator.get_variable_value(n) for n in ("dense/kernel", "dense/bias", "dense_1/kernel")]
+    assert_weights_equal(trained[8], trained[1], atol=1e-5)
+
+
+def test_an_uncompiled_tf_keras_model_is_refused(tf_keras):
+    model = tf_keras.Sequential([tf_keras.layers.Dense(3, input_shape=(4,))])
+    with pytest.raises(ValueError, match=r"compile\(\) it with a loss and an optimizer"):
+        model_to_estimator(model)
+
+
+def test_a_tf_keras_model_exports_a_signature_named_by_its_input(tf_keras, tmp_path):
+    model = input_shape_sequential(tf_keras, tf_keras.optimizers.SGD(0.1))
+    estimator, _, predictions = train_evaluate_predict_keyed_by_dense_input(model, str(tmp_path / "dir"))
+    export_dir = estimator.export_saved_model(str(tmp_path / "export"), serving_input_receiver_fn(model)).decode()
+    serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+    served = serve(dense_input=tf.constant(keras2_data()[0][:5]))
+    np.testing.assert_allclose(served["dense_1"], np.stack([p["dense_1"] for p in predictions]), rtol=1e-6)
+
+
+def test_something_that_is_no_keras_model_is_refused():
+    with pytest.raises(ValueError, match=r"keras.Model \(Keras 3\) or a tf_keras.Model \(Keras 2\)"):
+        model_to_estimator(object())
+
+
+def test_a_tf_keras_functional_model_with_two_outputs_trains_and_evaluates_as_its_own_fit(tf_keras, tmp_path):
+    k = tf_keras
+
+    def compiled(model):
+        model.compile(k.optimizers.Adam(0.02), loss=[k.losses.MeanSquaredError(),
+                                                     k.losses.SparseCategoricalCrossentropy(from_logits=True)],
+                      loss_weights=[0.5, 1.0],
+                      metrics=[[k.metrics.MeanAbsoluteError()], [k.metrics.SparseCategoricalAccuracy()]])
+        return model
+
+    k.backend.clear_session()
+    a, b = k.Input((4,), name="a"), k.Input((2,), name="b")
+    hidden = k.layers.Dense(6, activation="tanh", name="hidden")(k.layers.concatenate([a, b]))
+    outputs = [k.layers.Dense(1, name="value")(hidden), k.layers.Dense(3, name="label")(hidden)]
+    model = compiled(k.Model([a, b], outputs))
+    fitted = k.models.clone_model(model)
+    fitted.set_weights(model.get_weights())
+    features, labels = functional_data(32)
+    compiled(fitted).fit([features["a"], features["b"]], [labels["value"], labels["label"]], batch_size=8, epochs=1,
+                         shuffle=False, verbose=0)
+    estimator = model_to_estimator(model, model_dir=str(tmp_path))
+    estimator.train(train_input_fn(features, labels, batch=8), steps=4)
+    assert_weights_equal([estimator.get_variable_value(f"{layer.name}/{w.name.split('/')[-1].split(':')[0]}")
+                          for layer in fitted.layers for w in layer.weights], fitted.get_weights())
+    results = estimator.evaluate(lambda: tf.data.Dataset.from_tensor_slices((features, labels)).batch(8))
+    expected = fitted.evaluate([features["a"], features["b"]], [labels["value"], labels["label"]], batch_size=8,
+                               verbose=0, return_dict=True)
+    assert set(results) == {"loss", "value_mean_absolute_error", "label_sparse_categorical_accuracy", "global_step"}
+    for key in ("loss", "value_mean_absolute_error", "label_sparse_categorical_accuracy"):
+        np.testing.assert_allclose(results[key], expected[key], rtol=1e-5, err_msg=key)
