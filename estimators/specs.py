@@ -7,17 +7,13 @@ from typing import Any, NamedTuple
 
 import tensorflow as tf
 
+from estimators import spec_checks
 from estimators.mode_keys import ModeKeys
 from estimators.training.hooks import Hook, checked_hooks
 from estimators.training.host_call import validate_host_call
 
 
-class EstimatorSpec(NamedTuple):
-    """The ops a model_fn returns for `mode` (tf.estimator.EstimatorSpec's fields).
-
-    `eval_metric_ops` maps names to Keras metrics that model_fn updated itself. Session-era
-    fields (hooks, scaffold) are accepted only when empty: TF2 has no sessions to hook.
-    """
+class _EstimatorSpecFields(NamedTuple):
 
     mode: str
     predictions: Any = None
@@ -30,6 +26,30 @@ class EstimatorSpec(NamedTuple):
     scaffold: Any = None
     evaluation_hooks: tuple = ()
     prediction_hooks: tuple = ()
+
+
+class EstimatorSpec(_EstimatorSpecFields):
+    """The ops a model_fn returns for `mode` (tf.estimator.EstimatorSpec's fields), checked when built, as 2.15
+    checked them (spec_checks.py): a wrong field fails in model_fn, at the line that made the spec.
+
+    `eval_metric_ops` maps names to tf.compat.v1.metrics (value, update_op) pairs or Keras metrics that model_fn
+    updated itself. Scaffolds and SessionRunHooks put the model_fn on the graph path (estimators/graph/).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, mode: str, predictions: Any = None, loss: Any = None, train_op: Any = None,
+                eval_metric_ops: dict | None = None, export_outputs: dict | None = None,
+                training_chief_hooks: Any = (), training_hooks: Any = (), scaffold: Any = None,
+                evaluation_hooks: Any = (), prediction_hooks: Any = ()):
+        spec_checks.check_estimator_spec(mode, predictions, loss, train_op, eval_metric_ops, export_outputs,
+                                         scaffold, {"training_chief_hooks": training_chief_hooks,
+                                                    "training_hooks": training_hooks,
+                                                    "evaluation_hooks": evaluation_hooks,
+                                                    "prediction_hooks": prediction_hooks})
+        return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops, export_outputs,
+                               tuple(training_chief_hooks or ()), tuple(training_hooks or ()), scaffold,
+                               tuple(evaluation_hooks or ()), tuple(prediction_hooks or ()))
 
 
 class TPUEstimatorSpec(NamedTuple):

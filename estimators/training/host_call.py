@@ -67,16 +67,40 @@ def gather(strategy: tf.distribute.Strategy, tensors: Any) -> Any:
     return tf.nest.map_structure(concat, tensors)
 
 
-def call(fn: Callable, tensors: Any, global_step: tf.Variable, writers: dict) -> None:
+def call(fn: Callable, tensors: Any, global_step: tf.Variable, writers: dict) -> set[str]:
     """Calls the host function with the gathered tensors; its tf.compat.v1 summaries go to the default writer.
 
     `writers` keeps the file writers the function creates (keyed by their arguments) alive and reused.
+    Returns the summary tags the function writes (the engine's own summaries must not reuse them).
     """
     graph = tf.compat.v1.get_default_graph()  # at the graph's root scope, as 2.15 did: tags carry no loop prefix
-    with graph.name_scope(None), call_collections(global_step) as collections, _kept_writers(writers):
+    tags: set[str] = set()
+    with graph.name_scope(None), call_collections(global_step) as collections, _kept_writers(writers), \
+            _recorded_tags(tags):
         fn = tf.autograph.experimental.do_not_convert(fn)  # graph code, as 2.15 ran it
         fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
-        write_v1_summaries(collections.get(tf.compat.v1.GraphKeys.SUMMARIES))
+        v1_summaries = collections.get(tf.compat.v1.GraphKeys.SUMMARIES)
+        write_v1_summaries(v1_summaries)
+    return tags | {getattr(t, "op", t).name.rsplit("/", 1)[-1].split(":")[0] for t in v1_summaries or ()}
+
+
+@contextlib.contextmanager
+def _recorded_tags(tags: set) -> Iterator[None]:
+    """While the host function is traced, the tags of the TF2 summaries it writes (tf.summary.write) go to `tags`."""
+    modules = {id(m): m for m in (tf.summary, tf.compat.v2.summary)
+               if getattr(m, "write", None) is summary_ops_v2.write}
+
+    def write(tag, *args, **kwargs):
+        tags.add(str(tag))
+        return summary_ops_v2.write(tag, *args, **kwargs)
+
+    for module in modules.values():
+        module.write = write
+    try:
+        yield
+    finally:
+        for module in modules.values():
+            module.write = summary_ops_v2.write
 
 
 @contextlib.contextmanager

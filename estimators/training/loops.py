@@ -107,6 +107,7 @@ class HostCall:
     here: bool = True
     every: int = 1
     writers: dict = field(default_factory=dict)  # file writers the function made, kept alive
+    tags: set = field(default_factory=set)  # summary tags the function writes
 
     def flush(self) -> None:
         """Writes out what the function's own writers hold (after every loop, as 2.15 did at the end of train)."""
@@ -130,11 +131,11 @@ class HostCall:
         if not self.here:
             return
         if when is None:
-            host_call.call(fn, gathered, self.global_step, self.writers)
+            self.tags |= host_call.call(fn, gathered, self.global_step, self.writers)
             return
 
         def call_now():
-            host_call.call(fn, gathered, self.global_step, self.writers)
+            self.tags |= host_call.call(fn, gathered, self.global_step, self.writers)
             return tf.constant(0)
 
         tf.cond(when, call_now, lambda: tf.constant(0))
@@ -161,12 +162,13 @@ class TrainLoop:
                     outputs = strategy.run(step, args=(element,))
                 loss = strategy.reduce(_MEAN, outputs.loss, axis=None)
                 learning_rate = strategy.experimental_local_results(outputs.learning_rate)[0]
-                if summaries is not None:
-                    summaries.scalar("loss", loss)
-                    if writes_learning_rate():
-                        summaries.scalar("learning_rate", learning_rate)
                 if host_call is not None:
                     host_call.after_step(strategy, outputs.host_call, index)
+                if summaries is not None:
+                    # 2.15 built the host_call's ops first: its own `loss` summary then became `loss_1`.
+                    summaries.scalar("loss_1" if host_call is not None and "loss" in host_call.tags else "loss", loss)
+                    if writes_learning_rate():
+                        summaries.scalar("learning_rate", learning_rate)
                 if fetches is not None:  # replica 0's values, as a one-device session.run saw them
                     fetches.graph_callback({key: strategy.experimental_local_results(value)[0]
                                             for key, value in outputs.fetched.items()})
