@@ -1,4 +1,4 @@
-"""Issue 16's speed check: the seed CNN written TF1-style, on real TF 2.15 TPUEstimator, our graph path and our TF2 path.
+"""Issue 16's speed check: the TF1-style seed CNN on real TF 2.15 TPUEstimator, our graph path and our TF2 path.
 
 The same model_fn (tf.keras layers in model_fn, tf.compat.v1.train.AdamOptimizer, minimize(global_step=...))
 runs under three contenders, each in its own process, taking turns (ABCABC...) so the machine's drift
@@ -39,7 +39,8 @@ images = rng.rand(1024, 28, 28, 1).astype(np.float32)
 labels = rng.randint(0, 10, size=(1024,)).astype(np.int32)
 
 def input_fn(params):
-    return tf.data.Dataset.from_tensor_slices((images, labels)).repeat().batch(params["batch_size"], drop_remainder=True)
+    dataset = tf.data.Dataset.from_tensor_slices((images, labels)).repeat()
+    return dataset.batch(params["batch_size"], drop_remainder=True)
 
 def model_fn(features, labels, mode, params):
     layers = tf.keras.layers
