@@ -259,7 +259,8 @@ def test_in_memory_evaluator_hook_evaluates_after_the_first_step_every_n_and_at_
         def end(self, session):
             seen.append(int(session.run(tf.compat.v1.train.get_global_step())))
 
-    hook = estimators.experimental.InMemoryEvaluatorHook(estimator, eval_input_fn, hooks=[Record()], every_n_iter=3, name="live")
+    hook = estimators.experimental.InMemoryEvaluatorHook(estimator, eval_input_fn, hooks=[Record()], every_n_iter=3,
+                                                         name="live")
     estimator.train(train_input_fn, steps=7, hooks=[hook])
     assert seen == [1, 4, 7, 7]
     final = estimator.evaluate(eval_input_fn)

@@ -1,5 +1,5 @@
-"""tf.estimator.experimental's names that have a meaning here: early stopping from eval event files,
-the chief-aware stop hook for asynchronous workers, InMemoryEvaluatorHook, call_logit_fn and the raw supervised receiver."""
+"""tf.estimator.experimental's names that have a meaning here: early stopping from eval event files, the
+chief-aware stop hook for asynchronous workers, InMemoryEvaluatorHook, call_logit_fn, the raw supervised receiver."""
 
 from estimators.experimental.checkpoint_step_hook import make_stop_at_checkpoint_step_hook
 from estimators.experimental.early_stopping import (
