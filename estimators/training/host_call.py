@@ -85,33 +85,35 @@ def call(fn: Callable, tensors: Any, global_step: tf.Variable, writers: dict) ->
 
 
 @contextlib.contextmanager
-def _recorded_tags(tags: set) -> Iterator[None]:
+def _summary_function(name: str, original: Callable, replacement: Callable) -> Iterator[None]:
+    """tf.summary.<name> (and tf.compat.v2.summary's) is `replacement` for the block, while a host function is
+    traced; put back after it, and left alone where something else already replaced it."""
+    modules = {id(m): m for m in (tf.summary, tf.compat.v2.summary) if getattr(m, name, None) is original}
+    for module in modules.values():
+        setattr(module, name, replacement)
+    try:
+        yield
+    finally:
+        for module in modules.values():
+            setattr(module, name, original)
+
+
+def _recorded_tags(tags: set):
     """While the host function is traced, the tags of the TF2 summaries it writes (tf.summary.write) go to `tags`."""
-    modules = {id(m): m for m in (tf.summary, tf.compat.v2.summary)
-               if getattr(m, "write", None) is summary_ops_v2.write}
 
     def write(tag, *args, **kwargs):
         tags.add(str(tag))
         return summary_ops_v2.write(tag, *args, **kwargs)
 
-    for module in modules.values():
-        module.write = write
-    try:
-        yield
-    finally:
-        for module in modules.values():
-            module.write = summary_ops_v2.write
+    return _summary_function("write", summary_ops_v2.write, write)
 
 
-@contextlib.contextmanager
-def _kept_writers(writers: dict) -> Iterator[None]:
+def _kept_writers(writers: dict):
     """tf.summary.create_file_writer, while a host function is traced, returns writers that outlive the trace.
 
     2.15 host functions create their writer inside the function (a graph op then); in a tf.function
     the writer is made once, at trace time, and its resource dies with the Python object: keep it.
     """
-    modules = {id(m): m for m in (tf.summary, tf.compat.v2.summary)
-               if getattr(m, "create_file_writer", None) is summary_ops_v2.create_file_writer_v2}
 
     def create_file_writer(logdir, *args, **kwargs):
         try:
@@ -123,10 +125,4 @@ def _kept_writers(writers: dict) -> Iterator[None]:
             writers[key] = summary_ops_v2.create_file_writer_v2(logdir, *args, **kwargs)
         return writers[key]
 
-    for module in modules.values():
-        module.create_file_writer = create_file_writer
-    try:
-        yield
-    finally:
-        for module in modules.values():
-            module.create_file_writer = summary_ops_v2.create_file_writer_v2
+    return _summary_function("create_file_writer", summary_ops_v2.create_file_writer_v2, create_file_writer)
