@@ -28,6 +28,7 @@ from estimators.graph.choice import GraphPathNeeded
 
 SAVED = "_estimators_saved"  # attribute set on the store's model, optimizer and step variables
 STEP = "_estimators_global_step"  # ... and on the engine's global step, which only the engine advances
+KERAS = "_estimators_keras"  # ... and on a Keras 3 layer's variables
 _METHODS = {"assign": lambda old, value: value, "assign_add": lambda old, delta: old + delta,
             "assign_sub": lambda old, delta: old - delta}
 # The raw write ops (scatter updates of tf.compat.v1.metrics, writes to per-replica copies): off in read-only calls.
@@ -38,7 +39,7 @@ _lock = threading.Lock()
 _installed = False
 
 
-def mark_saved(variable: Any, global_step: bool = False) -> None:
+def mark_saved(variable: Any, global_step: bool = False, keras: bool = False) -> None:
     """Marks a store variable (and its per-replica copies) as one that only TRAIN may write.
 
     global_step: model_fn's writes to it take no effect in any mode. A TF1 train_op's `minimize(loss,
@@ -48,6 +49,8 @@ def mark_saved(variable: Any, global_step: bool = False) -> None:
     for each in (variable, *(getattr(variable, "values", None) or ())):
         try:
             setattr(each, SAVED, True)
+            if keras:
+                setattr(each, KERAS, True)
             if global_step:
                 setattr(each, STEP, True)
         except AttributeError:  # a variable type without a __dict__: left writable
@@ -70,7 +73,7 @@ def _check_tf2_can_run(call: Any, variable: Any) -> None:
     metric: yes; a train_op built in every mode: no); a tf.function runs every write. Sessions decide.
     """
     if (call is not None and not call.training and not call.read_only and getattr(variable, SAVED, False)
-            and not getattr(variable, STEP, False)):
+            and not getattr(variable, STEP, False) and not getattr(variable, KERAS, False)):
         raise GraphPathNeeded(f"model_fn writes variable {getattr(variable, 'name', '?')} in {call.mode}, which "
                               "tf.estimator's session did only when the fetched results needed it")
 
