@@ -19,7 +19,18 @@ import tensorflow as tf
 
 from estimators import precision as precision_policy
 from estimators.compat.ignored_settings import log_ignored
+from estimators.distribute import tf_config
 from estimators.distribute.tf_config import EVALUATOR, ClusterInfo, cluster_info, read_tf_config
+
+
+class TaskType:
+    """TF_CONFIG's task types (tf.estimator.RunConfig's TaskType)."""
+
+    MASTER = tf_config.MASTER
+    PS = tf_config.PS
+    WORKER = tf_config.WORKER
+    CHIEF = tf_config.CHIEF
+    EVALUATOR = tf_config.EVALUATOR
 
 
 class InputPipelineConfig:
