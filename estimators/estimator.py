@@ -284,7 +284,7 @@ class Estimator:
     def _require_checkpoint(self) -> str:
         path = self.latest_checkpoint()
         if path is None:
-            raise ValueError(f"Could not find a trained model (no checkpoint) in model_dir {self._model_dir!r}.")
+            raise ValueError(f"Could not find trained model (no checkpoint) in model_dir {self._model_dir!r}.")
         return path
 
     def _resolve_checkpoint(self, checkpoint_path: str | None) -> str | None:
@@ -348,7 +348,7 @@ class Estimator:
             raise ValueError(f"Set at most one of steps ({steps}) and max_steps ({max_steps}).")
         for name, value in (("steps", steps), ("max_steps", max_steps)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+                raise ValueError(f"Must specify {name} > 0: {name} must be a positive integer, got {value!r}.")
         if self._path(hooks, saving_listeners) == choice.TF2:
             try:
                 return self._train_tf2(input_fn, hooks, steps, max_steps, saving_listeners)
@@ -460,7 +460,7 @@ class Estimator:
                  checkpoint_path: str | None = None, name: str | None = None) -> dict:
         """Exact metrics over input_fn's data (or `steps` batches), plus `loss` and `global_step`."""
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0):
-            raise ValueError(f"steps must be a positive integer or None, got {steps!r}.")
+            raise ValueError(f"Must specify steps > 0: steps must be a positive integer or None, got {steps!r}.")
         check_model_dir(self._model_dir, write=False)
         path = self._resolve_checkpoint(checkpoint_path)
         if self._path(hooks) == choice.TF2:

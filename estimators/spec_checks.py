@@ -26,33 +26,37 @@ def check_estimator_spec(mode: str, predictions: Any, loss: Any, train_op: Any, 
         raise ValueError(f"Missing loss: EstimatorSpec(mode={mode!r}) needs loss= (the mean over the batch).")
     if loss is not None:
         if not _is_tensor(loss):
-            raise TypeError(f"loss must be a Tensor, given: {loss!r}.")
+            raise TypeError(f"loss must be Tensor, given: {loss!r}.")
         if loss.shape.rank is not None and loss.shape.num_elements() not in (None, 1):
             raise ValueError(f"Loss must be scalar, given: {loss!r}; reduce it, e.g. tf.reduce_mean(...).")
     if train_op is None and mode == ModeKeys.TRAIN:
         raise ValueError("Missing train_op: EstimatorSpec(mode=TRAIN) needs train_op=optimizer.minimize(...).")
     if train_op is not None and not all(_is_op_or_tensor(op) for op in tf.nest.flatten(train_op)):
-        raise TypeError(f"train_op must be an Operation or Tensor, given: {train_op!r}.")
+        raise TypeError(f"train_op must be Operation or Tensor, given: {train_op!r}.")
     if predictions is None and mode == ModeKeys.PREDICT:
         raise ValueError("Missing predictions: EstimatorSpec(mode=PREDICT) needs predictions= (a tensor or a dict).")
     if predictions is not None:
-        values = predictions.values() if isinstance(predictions, dict) else [predictions]
-        if not all(_is_tensor(v) for v in values):
-            raise TypeError(f"predictions must be a Tensor or a dict of Tensors, given: {predictions!r}.")
+        values = predictions.items() if isinstance(predictions, dict) else [(None, predictions)]
+        for key, value in values:
+            if not _is_tensor(value):
+                where = "predictions" if key is None else f"predictions[{key}]"
+                raise TypeError(f"{where} must be Tensor (predictions: a Tensor or a dict of Tensors), given: "
+                                f"{value!r}.")
     _check_metrics(eval_metric_ops)
     if export_outputs is not None:
         from estimators.export.outputs import ExportOutput
 
-        if not isinstance(export_outputs, dict) or not all(isinstance(v, ExportOutput)
-                                                           for v in export_outputs.values()):
-            raise TypeError(f"export_outputs must be a dict of name -> estimators.export.PredictOutput, "
-                            f"ClassificationOutput or RegressionOutput, given: {export_outputs!r}.")
+        if not isinstance(export_outputs, dict):
+            raise TypeError(f"export_outputs must be dict, given: {export_outputs!r}.")
+        if not all(isinstance(v, ExportOutput) for v in export_outputs.values()):
+            raise TypeError(f"Values in export_outputs must be ExportOutput objects (estimators.export.PredictOutput, "
+                            f"ClassificationOutput, RegressionOutput), given: {export_outputs!r}.")
     if scaffold is not None and not isinstance(scaffold, tf.compat.v1.train.Scaffold):
-        raise TypeError(f"scaffold must be tf.compat.v1.train.Scaffold. Given: {scaffold!r}.")
+        raise TypeError(f"scaffold must be tf.train.Scaffold (tf.compat.v1.train.Scaffold). Given: {scaffold!r}.")
     for name, given in hooks.items():
         for hook in [given] if _is_hook(given) else list(given or ()):
             if not _is_hook(hook):
-                raise TypeError(f"All hooks must be SessionRunHook (or estimators.Hook) instances, given: {hook!r} "
+                raise TypeError(f"All hooks must be SessionRunHook instances (or estimators.Hook), given: {hook!r} "
                                 f"in {name}.")
 
 

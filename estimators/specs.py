@@ -87,7 +87,7 @@ def validate_spec(spec: Any, mode: str, sessions: bool = False) -> EstimatorSpec
     """
     if not isinstance(spec, (EstimatorSpec, TPUEstimatorSpec)):
         raise ValueError(
-            f"model_fn must return an EstimatorSpec or TPUEstimatorSpec, got {type(spec).__name__}."
+            f"model_fn should return an EstimatorSpec or TPUEstimatorSpec, got {type(spec).__name__}."
         )
     if spec.mode != mode:
         raise ValueError(f"model_fn was called with mode={mode!r} but returned a spec with mode={spec.mode!r}.")

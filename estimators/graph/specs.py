@@ -41,7 +41,8 @@ def call_model_fn(model_fn: Callable, features: Any, labels: Any, mode: str, par
     """Calls model_fn with the arguments it declares, in the current graph, and checks what it returned."""
     args = model_fn_args(model_fn)
     if labels is not None and "labels" not in args:
-        raise ValueError("input_fn returns labels but model_fn does not take a `labels` argument.")
+        raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument to "
+                         "model_fn, or return features only from input_fn.")
     values = {"features": features, "labels": labels, "mode": mode, "params": params, "config": config}
     spec = validate_spec(model_fn(**{name: values[name] for name in args}), mode, sessions=True)
     if isinstance(spec, TPUEstimatorSpec):

@@ -89,7 +89,8 @@ def _checkpoint_hook(estimator: Any, scaffold: Any, saving_listeners: Any, lock:
     listeners = list(saving_listeners or ())
     if not (config.save_checkpoints_steps or config.save_checkpoints_secs):
         if listeners:
-            raise ValueError("saving_listeners were given but RunConfig saves no checkpoints (save_checkpoints_steps "
+            raise ValueError("There should be a CheckpointSaverHook to use saving_listeners, but RunConfig saves no "
+                             "checkpoints (save_checkpoints_steps "
                              "and save_checkpoints_secs are both None); set one of them.")
         return None
     steps, secs = config.save_checkpoints_steps, config.save_checkpoints_secs

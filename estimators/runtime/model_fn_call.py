@@ -38,7 +38,8 @@ def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, 
     """Calls model_fn with the arguments it takes, as `call`, in a fresh TF1 naming and collection scope,
     under the Keras dtype policy of the run's precision (restored afterwards)."""
     if labels is not None and "labels" not in args:
-        raise ValueError("input_fn returns labels but model_fn does not take a `labels` argument.")
+        raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument to "
+                         "model_fn, or return features only from input_fn.")
     values = {"features": features, "labels": labels, "mode": call.mode, "params": params, "config": config}
     optimizer_guard.install()
     keras_updates.install()

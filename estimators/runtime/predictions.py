@@ -16,7 +16,8 @@ def split_predictions(rows: Any, mask: Any, keys: list[str] | None, single: bool
     if isinstance(rows, dict) and keys:
         missing = set(keys) - set(rows)
         if missing:
-            raise ValueError(f"predict_keys {sorted(missing)} are not among the predictions {sorted(rows)}.")
+            raise ValueError(f"Expected to run at least one output from {sorted(rows)}: predict_keys {sorted(missing)} "
+                             "are not among the predictions.")
         rows = {k: rows[k] for k in keys}
     starts = np.concatenate([[0], np.cumsum(step_rows)]).astype(int)
     per_batch = _per_batch_keys(rows, len(mask), single)

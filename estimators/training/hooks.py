@@ -103,7 +103,8 @@ def stop_requested(hook_replies: Sequence[Any]) -> bool:
 
 
 def checked_hooks(hooks: Iterable | None, what: str, kind: type = Hook) -> list:
-    """The hooks given to train()/evaluate()/a spec, refusing TF1 SessionRunHooks with the replacement named."""
+    """The hooks given to train()/evaluate()/a spec or TrainSpec: engine hooks, or tf.compat.v1 session hooks and
+    saver listeners (those put the call on the graph path); anything else is refused naming the kinds."""
     result = []
     if isinstance(hooks, kind):
         hooks = [hooks]  # one hook where a list was meant: as good as a list of one
@@ -111,12 +112,9 @@ def checked_hooks(hooks: Iterable | None, what: str, kind: type = Hook) -> list:
         raise TypeError(f"{what} must be a list of estimators.{kind.__name__} objects, got {type(hooks).__name__} "
                         f"{hooks!r:.40} (the third positional argument of train() is hooks: pass max_steps=...).")
     for hook in hooks or ():
-        if isinstance(hook, tf.compat.v1.train.SessionRunHook):
-            raise ValueError(
-                f"{what}: {type(hook).__name__} is a tf.compat.v1 SessionRunHook, which needs sessions. Use the "
-                "TF2 hooks in estimators (StopAtStepHook, LoggingTensorHook, estimators.experimental's early "
-                f"stopping), or subclass estimators.{kind.__name__} (called between compiled loops)."
-            )
+        if isinstance(hook, (tf.compat.v1.train.SessionRunHook, tf.compat.v1.train.CheckpointSaverListener)):
+            result.append(hook)  # the call that gets it runs on the graph path (estimators/graph/choice.py)
+            continue
         if not isinstance(hook, kind):
             raise ValueError(f"{what}: expected estimators.{kind.__name__} objects, got {type(hook).__name__}.")
         result.append(hook)
