@@ -17,6 +17,9 @@ PROGRAMS_DIR = pathlib.Path(__file__).resolve().parent / "programs"
 # Applied in order to everything after the module docstring.
 RULES: list[tuple[str, str]] = [
     (r"^from tensorflow\.compat\.v1 import estimator as tf_estimator$", "import estimators"),
+    # The Estimator's implementation module, for its private helpers (dcgan_tpu's
+    # `estimator._load_global_step_from_checkpoint_dir`): the engine's own estimator module.
+    (r"^from tensorflow(?:_estimator)?\.python\.estimator import estimator$", "from estimators import estimator"),
     (r"\btf_estimator\.tpu\.", "estimators."),
     (r"\btf_estimator\.export\.", "estimators.export."),
     (r"\btf_estimator\.", "estimators."),

@@ -9,7 +9,8 @@ What "the numbers TF 2.15 gave" means here:
 - Exact: the evaluation's metric names and global_step; checkpoint variable names and shapes (the
   engine's own `estimators/...` entries, such as the saved train-input position, aside);
   prediction keys, dtypes and shapes; the export's signatures (names, inputs and outputs with dtype
-  and shape); the global steps at which the training loss summary was written; scalar summary tags;
+  and shape); the global steps at which the training loss summary was written (those of one of the
+  TF 2.15 runs: bert_finetune's differ between runs, see the test); scalar summary tags;
   and, where the numbers depend on the data alone (a BatchNorm over the raw input fed by a seeded
   numpy generator), the values, to 1e-3.
 - Within the reference's spread: every other number (eval metrics, the first training loss,
@@ -24,6 +25,15 @@ What "the numbers TF 2.15 gave" means here:
   within [min / 3, max * 3] of the reference runs.
 - The export serves what predict() predicts: serving_default's outputs for the first two prediction
   examples equal predict()'s, to 1e-4 (as they do on TF 2.15).
+- A program's own `checks` (numbers that show a mechanism worked: the fine-tuned encoder's correlation
+  with the pre-trained checkpoint, the gap between weights and their moving averages, the spread of
+  generated images) are compared within the spread with a floor of 25 % of the reference mean (no
+  absolute floor: an EMA gap of 0.018 must not admit 0); its `counts` (how many times a
+  LoggingTensorHook logged, how many sample grids were written) exactly, with a value some TF 2.15
+  run gave.
+- Programs without predictions (the multi-worker tutorial never predicts) skip the prediction checks;
+  programs whose predictions have no class (generated images) skip the sample accuracy, and a
+  prediction with probabilities only is scored by their argmax.
 A program the engine cannot run yet (Program.missing names what it lacks) has its comparisons marked as
 strict xfails, so they start failing, as a reminder to unmark them, once it runs.
 Programs that use tf.compat.v1.layers or Keras-2-only APIs run with TF_USE_LEGACY_KERAS=1 (tf.keras is
@@ -83,6 +93,22 @@ PROGRAMS = {
         "(-0.044 vs [-0.039, 0.035]). The program trains, evaluates, exports and predicts with imports changed "
         "only; its host_call loss summaries start at step 0 as 2.15's did.")),
     "census_estimator": Program(legacy_keras=True, first_loss_factor=3.0),
+    "bert_finetune": Program(legacy_keras=True),
+    "efficientnet_ema": Program(legacy_keras=True, missing=(
+        "model_fn run in a tf.Graph, where tf.Variable is hashable, as 2.15 ran it: the TF2 path traces it in a "
+        "tf.function and utils.get_ema_vars's `list(set(ema_vars))` raises `TypeError: Variable is unhashable` "
+        "in train() (ExponentialMovingAverage.variables_to_restore's own set() then does in evaluate()). With "
+        "RunConfig(execution='graph') added by hand the port passes")),
+    "dcgan_tpu": Program(legacy_keras=True, missing=(
+        "a PREDICT input_fn returning `(features, None)` tensors: predict() raises `ValueError: input_fn must "
+        "return a tf.data.Dataset, or `features` / `(features, labels)` made of tensors, got tuple` "
+        "(estimators/compat/input_fn_call.py as_dataset); train, evaluate and "
+        "estimator._load_global_step_from_checkpoint_dir run")),
+    "multiworker_tutorial": Program(legacy_keras=True),
+    "numpy_tutorial": Program(legacy_keras=True, partly=True, missing=(
+        "2.15's input-queue summary `enqueue_input/queue/enqueue_input/random_shuffle_queuefraction_over_250_of_750"
+        "_full` (its numpy_input_fn fed a RandomShuffleQueue through queue runners; estimators.inputs.numpy_input_fn "
+        "is tf.data and writes none). The port trains, logs the hook 6 times, evaluates and predicts in band")),
 }
 NAMES = sorted(PROGRAMS)
 
@@ -168,9 +194,19 @@ def first_loss(curve: dict[str, float]) -> float:
     return curve[str(min(int(s) for s in curve))]
 
 
+CLASS_KEYS = ("class_ids", "classes", "class_id")
+
+
 def prediction_accuracy(predictions: dict) -> float:
-    values = next(v for k, v in predictions["values"].items() if k in ("class_ids", "classes", "class_id"))
+    values = next((v for k, v in predictions["values"].items() if k in CLASS_KEYS), None)
+    if values is None:  # probabilities only (BERT's classifier): their argmax is the class
+        values = [int(np.argmax(p)) for p in predictions["values"]["probabilities"]]
     return float(np.mean([p == label for p, label in zip(values, predictions["labels"], strict=True)]))
+
+
+def scores_classes(predictions: dict) -> bool:
+    values = predictions.get("values") or {}
+    return predictions.get("labels") is not None and (any(k in values for k in CLASS_KEYS) or "probabilities" in values)
 
 
 # -- the port itself -----------------------------------------------------------------------------------------
@@ -217,7 +253,12 @@ def test_checkpoint_variables_match_reference(name, ported):
 
 @pytest.mark.parametrize("name", cases(NAMES))
 def test_loss_summaries_written_at_reference_steps(name, ported):
-    assert sorted(ported(name)["loss_curve"], key=int) == sorted(reference_runs(name)[0]["loss_curve"], key=int)
+    """The steps of some TF 2.15 run: all runs agree, but where the program increments the global step by hand
+    (BERT's `global_step.assign(global_step + 1)` grouped with the train op, no control dependency) the summary
+    hook's read of it races with the assignment, and 2.15 wrote the second loss at 100 or at 101."""
+    seen = {tuple(sorted(run["loss_curve"], key=int)) for run in reference_runs(name)}
+    ours = tuple(sorted(ported(name)["loss_curve"], key=int))
+    assert ours in seen, f"{name} loss summaries at steps {list(ours)}; TF 2.15 runs wrote them at {sorted(seen)}"
 
 
 @pytest.mark.parametrize("name", cases(NAMES))
@@ -239,13 +280,17 @@ def test_summary_tags_include_reference_tags(name, ported):
     assert expected <= set(ported(name)["summary_tags"])
 
 
-@pytest.mark.parametrize("name", cases(NAMES))
+PREDICTING = [name for name in NAMES if reference_runs(name)[0].get("predictions")]
+CLASSIFYING = [name for name in PREDICTING if scores_classes(reference_runs(name)[0]["predictions"])]
+
+
+@pytest.mark.parametrize("name", cases(PREDICTING))
 def test_predictions_have_reference_structure(name, ported):
     ours, ref = ported(name)["predictions"], reference_runs(name)[0]["predictions"]
     assert (ours["count"], ours["structure"]) == (ref["count"], ref["structure"])
 
 
-@pytest.mark.parametrize("name", cases(NAMES))
+@pytest.mark.parametrize("name", cases(CLASSIFYING))
 def test_prediction_sample_accuracy_within_reference_spread(name, ported):
     values = [prediction_accuracy(run["predictions"]) for run in reference_runs(name)]
     assert_in_band(f"{name} accuracy on the prediction sample", prediction_accuracy(ported(name)["predictions"]),
@@ -288,3 +333,26 @@ def test_batch_norm_statistics_of_the_input_equal_reference(name, ported):
     ours, seed0 = ported(name)["moving_statistics"], reference_runs(name)[0]["moving_statistics"]
     for key in PROGRAMS[name].exact_statistics:
         np.testing.assert_allclose(ours[key], seed0[key], rtol=1e-3, err_msg=key)
+
+
+CHECKING = [name for name in NAMES if reference_runs(name)[0].get("checks")]
+COUNTING = [name for name in NAMES if reference_runs(name)[0].get("counts")]
+
+
+@pytest.mark.parametrize("name", cases(CHECKING))
+def test_program_checks_within_reference_spread(name, ported):
+    ours, runs = ported(name)["checks"], reference_runs(name)
+    assert sorted(ours) == sorted(runs[0]["checks"])
+    for key in sorted(ours):
+        values = [run["checks"][key] for run in runs]
+        assert ours[key] is not None, f"{name} check {key} is missing from the port's report"
+        assert_in_band(f"{name} check {key}", ours[key], values, 0.25 * abs(float(np.mean(values))))
+
+
+@pytest.mark.parametrize("name", cases(COUNTING))
+def test_program_counts_equal_reference(name, ported):
+    ours, runs = ported(name)["counts"], reference_runs(name)
+    assert sorted(ours) == sorted(runs[0]["counts"])
+    for key in sorted(ours):
+        seen = sorted({run["counts"][key] for run in runs})
+        assert ours[key] in seen, f"{name} {key} = {ours[key]}, TF 2.15 runs gave {seen}"

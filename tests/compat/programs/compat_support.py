@@ -13,7 +13,9 @@ from __future__ import annotations
 import glob
 import gzip
 import json
+import logging
 import os
+import re
 import struct
 
 import numpy as np
@@ -105,6 +107,38 @@ def write_census_csv(path: str, rows: int, seed: int) -> None:
             f.write(",".join(str(row[c]) for c in CENSUS_COLUMNS) + "\n")
 
 
+def token_sequences(count: int, seed: int, seq_length: int = 16, vocab_size: int = 64) -> dict[str, np.ndarray]:
+    """BERT-style sentence-pair classification examples, already tokenised (ids, not text).
+
+    Each example is `[CLS] a... [SEP] b... [SEP]` padded with 0 to `seq_length` (CLS = 1, SEP = 2,
+    word ids 5 .. vocab_size - 1), with the input mask and segment ids BERT's feature conversion makes.
+    The label is 1 when more of the words come from the lower half of the word ids than from the
+    upper half (ties broken towards 0), so the task can be learnt from the words alone.
+    Returns int64 arrays input_ids / input_mask / segment_ids [count, seq_length] and label_ids [count].
+    """
+    rng = np.random.RandomState(seed)
+    words = np.arange(5, vocab_size)
+    lower = words[: len(words) // 2]
+    input_ids = np.zeros((count, seq_length), np.int64)
+    input_mask = np.zeros((count, seq_length), np.int64)
+    segment_ids = np.zeros((count, seq_length), np.int64)
+    labels = np.zeros((count,), np.int64)
+    for i in range(count):
+        length_a = rng.randint(3, (seq_length - 3) // 2 + 1)
+        length_b = rng.randint(2, seq_length - 3 - length_a + 1)
+        bias = rng.uniform(0.2, 0.8)  # how often the words come from the lower half
+        chosen = np.where(rng.uniform(size=length_a + length_b) < bias,
+                          rng.choice(lower, length_a + length_b),
+                          rng.choice(words[len(lower):], length_a + length_b))
+        a, b = chosen[:length_a], chosen[length_a:]
+        tokens = [1, *a, 2, *b, 2]
+        input_ids[i, :len(tokens)] = tokens
+        input_mask[i, :len(tokens)] = 1
+        segment_ids[i, length_a + 2:len(tokens)] = 1
+        labels[i] = int(np.isin(chosen, lower).sum() * 2 > len(chosen))
+    return {"input_ids": input_ids, "input_mask": input_mask, "segment_ids": segment_ids, "label_ids": labels}
+
+
 # -- report --------------------------------------------------------------------------------------------------
 def scalar_events(directory: str) -> dict[str, dict[int, float]]:
     """tag -> {step: value} for every scalar in the event files directly inside `directory`."""
@@ -127,9 +161,12 @@ def scalar_events(directory: str) -> dict[str, dict[int, float]]:
     return found
 
 
-def loss_curve(model_dir: str) -> dict[str, float]:
-    """Training loss summaries by global step, from model_dir's event files (steps as 2.15 wrote them)."""
-    return {str(step): value for step, value in sorted(scalar_events(model_dir).get("loss", {}).items())}
+def loss_curve(model_dir: str, tag: str = "loss") -> dict[str, float]:
+    """Training loss summaries by global step, from model_dir's event files (steps as 2.15 wrote them).
+
+    `tag` is the name 2.15 gave the Estimator's loss summary: `loss`, or `loss_1` when model_fn had
+    already taken the name scope `loss` (BERT's `tf.variable_scope("loss")`)."""
+    return {str(step): value for step, value in sorted(scalar_events(model_dir).get(tag, {}).items())}
 
 
 def variables(estimator) -> dict[str, list[int]]:
@@ -171,8 +208,9 @@ def export_summary(export_dir, serving_inputs: dict | None = None) -> dict:
     return result
 
 
-def prediction_summary(predictions: list, labels=None) -> dict:
-    """Keys, dtypes and per-example shapes of the first prediction; values of all (they are few)."""
+def prediction_summary(predictions: list, labels=None, keep_values: bool = True) -> dict:
+    """Keys, dtypes and per-example shapes of the first prediction; values of all (they are few), unless
+    keep_values is False (generated images: the structure alone goes into the report)."""
     first = predictions[0]
     if isinstance(first, dict):
         structure = {k: [np.asarray(v).dtype.name, list(np.shape(v))] for k, v in sorted(first.items())}
@@ -180,6 +218,8 @@ def prediction_summary(predictions: list, labels=None) -> dict:
     else:
         structure = {"": [np.asarray(first).dtype.name, list(np.shape(first))]}
         values = {"": [jsonable(p) for p in predictions]}
+    if not keep_values:
+        values = None
     return {"count": len(predictions), "structure": structure, "values": values,
             "labels": None if labels is None else [jsonable(x) for x in labels]}
 
@@ -203,6 +243,35 @@ def jsonable(value):
             return item.decode("utf-8", "replace")
         return item if isinstance(item, (str, bool, int, float)) or item is None else repr(item)
     return array.tolist()
+
+
+class LogRecordCounter(logging.Handler):
+    """Counts the Python log records whose message matches `pattern` while it is entered.
+
+    Attached to the root logger, so it sees what tf.compat.v1.logging (the `tensorflow` logger) and
+    absl log, whatever handlers print them; a program reports the count (e.g. how many times its
+    LoggingTensorHook logged) instead of a harness parsing its stderr.
+    """
+
+    def __init__(self, pattern: str):
+        super().__init__(level=logging.NOTSET)
+        self._pattern = re.compile(pattern)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record is not ours to report
+            return
+        if self._pattern.search(message):
+            self.count += 1
+
+    def __enter__(self) -> LogRecordCounter:
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        logging.getLogger().removeHandler(self)
 
 
 def emit(result: dict) -> None:
