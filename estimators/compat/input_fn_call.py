@@ -53,6 +53,9 @@ def as_dataset(result: Any, call: Callable[[], Any], config: Any = None) -> tf.d
     """input_fn's `result` as a dataset: itself, or (tensors) the values `call` gives evaluated again and again."""
     if isinstance(result, tf.data.Dataset):
         return result
+    if _no_labels(result):  # (features, None): features alone, as 2.15 read it
+        result, original = result[0], call
+        call = lambda: original()[0]  # noqa: E731
     if _is_array_structure(result):
         # 2.15 made them constants of its graph, read whole at every step, without end.
         return tf.data.Dataset.from_tensors(_as_arrays(result)).repeat()
@@ -62,6 +65,10 @@ def as_dataset(result: Any, call: Callable[[], Any], config: Any = None) -> tf.d
             f"got {type(result).__name__}."
         )
     return tensors_as_dataset(call, seed=getattr(config, "tf_random_seed", None))
+
+
+def _no_labels(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and value[1] is None
 
 
 def _is_array_structure(value: Any) -> bool:

@@ -109,8 +109,15 @@ class ModelFnSteps:
         graph = tf.compat.v1.get_default_graph()
         built_before = len(graph.get_operations())
         with self._variable_scope(mode):
-            spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
-                                 self._global_step)
+            try:
+                spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
+                                     self._global_step)
+            except TypeError as err:
+                if "Variable is unhashable" not in str(err):
+                    raise
+                # TF1 code keys sets and dicts by variables (EMA helpers, variables_to_restore): graph variables hash
+                choice.needs_session(f"it uses variables as set or dict keys ({str(err).splitlines()[-1][:80]})")
+                raise
         choice.needs_session(choice.spec_needs_session(spec) or choice.locals_need_session(call.session_locals)
                              or choice.ops_need_session(graph.get_operations()[built_before:]))
         return validate_spec(spec, mode), call

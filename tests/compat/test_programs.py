@@ -94,16 +94,8 @@ PROGRAMS = {
         "only; its host_call loss summaries start at step 0 as 2.15's did.")),
     "census_estimator": Program(legacy_keras=True, first_loss_factor=3.0),
     "bert_finetune": Program(legacy_keras=True),
-    "efficientnet_ema": Program(legacy_keras=True, missing=(
-        "model_fn run in a tf.Graph, where tf.Variable is hashable, as 2.15 ran it: the TF2 path traces it in a "
-        "tf.function and utils.get_ema_vars's `list(set(ema_vars))` raises `TypeError: Variable is unhashable` "
-        "in train() (ExponentialMovingAverage.variables_to_restore's own set() then does in evaluate()). With "
-        "RunConfig(execution='graph') added by hand the port passes")),
-    "dcgan_tpu": Program(legacy_keras=True, missing=(
-        "a PREDICT input_fn returning `(features, None)` tensors: predict() raises `ValueError: input_fn must "
-        "return a tf.data.Dataset, or `features` / `(features, labels)` made of tensors, got tuple` "
-        "(estimators/compat/input_fn_call.py as_dataset); train, evaluate and "
-        "estimator._load_global_step_from_checkpoint_dir run")),
+    "efficientnet_ema": Program(legacy_keras=True),
+    "dcgan_tpu": Program(legacy_keras=True),
     "multiworker_tutorial": Program(legacy_keras=True),
     "numpy_tutorial": Program(legacy_keras=True, partly=True, missing=(
         "2.15's input-queue summary `enqueue_input/queue/enqueue_input/random_shuffle_queuefraction_over_250_of_750"
