@@ -287,7 +287,8 @@ class RunConfig:
         if hasattr(model_dir, "__fspath__"):
             model_dir = os.fspath(model_dir)
         if model_dir is not None and (not isinstance(model_dir, str) or not model_dir):
-            raise ValueError(f"model_dir should be non-empty: a path (a string), got {model_dir!r}.")
+            raise ValueError(f"model_dir should be non-empty: model_dir must be a non-empty path (a string), got "
+                             f"{model_dir!r}.")
         if info.model_dir and model_dir and info.model_dir != model_dir:
             raise ValueError(
                 f"RunConfig(model_dir={model_dir!r}) differs from TF_CONFIG's model_dir {info.model_dir!r}; "

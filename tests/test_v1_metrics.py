@@ -195,7 +195,7 @@ def test_v1_metric_in_train_mode_does_not_disturb_training(tmp_path):
 
 @pytest.mark.parametrize("ops, message", [
     ({"accuracy": "not a metric"}, "accuracy"),
-    ({"loss": None}, "already reports the mean loss"),
+    ({"loss": None}, "key: loss"),  # 2.15 refused a non-pair value when the spec was built, before the name
 ])
 def test_bad_eval_metric_ops_are_one_clear_error(tmp_path, ops, message):
     def model_fn(features, labels, mode):
@@ -207,7 +207,20 @@ def test_bad_eval_metric_ops_are_one_clear_error(tmp_path, ops, message):
 
     estimator = Estimator(model_fn, config=RunConfig(model_dir=str(tmp_path)))
     estimator.train(lambda: _dataset(cases.BATCH_SIZE, repeat=True), steps=1)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(TypeError, match=message):  # EstimatorSpec's check, with 2.15's exception class
+        estimator.evaluate(lambda: _dataset(cases.BATCH_SIZE))
+
+
+def test_a_metric_named_loss_is_refused_the_engine_reports_the_mean_loss(tmp_path):
+    def model_fn(features, labels, mode):
+        loss = _loss(labels, _logits(features))
+        if mode == ModeKeys.TRAIN:
+            return EstimatorSpec(mode, loss=loss, train_op=_train_op())
+        return EstimatorSpec(mode, loss=loss, eval_metric_ops={"loss": tf.compat.v1.metrics.mean(loss)})
+
+    estimator = Estimator(model_fn, config=RunConfig(model_dir=str(tmp_path)))
+    estimator.train(lambda: _dataset(cases.BATCH_SIZE, repeat=True), steps=1)
+    with pytest.raises(ValueError, match="already reports the mean loss"):
         estimator.evaluate(lambda: _dataset(cases.BATCH_SIZE))
 
 
