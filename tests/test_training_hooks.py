@@ -1,4 +1,4 @@
-"""Hooks and saving listeners: called between compiled loops, able to stop training; TF1 session hooks choose the graph path."""
+"""Hooks and saving listeners: called between loops, able to stop training; TF1 session hooks take the graph path."""
 
 import keras
 import pytest

@@ -2,7 +2,8 @@
 
 For every module of tensorflow_estimator.python.estimator: every name it holds (all_names) and, for
 each class or function, the public names 2.15 gave that same object (tf.estimator.X,
-tf.compat.v1.estimator.X); plus the public trees themselves. shim.py reads this file in the TF 2.21 venv, where tensorflow_estimator cannot import,
+tf.compat.v1.estimator.X); plus the public trees themselves. shim.py reads this file in the TF 2.21 venv,
+where tensorflow_estimator cannot import,
 and points each public name at ours by port.py's rules.
 """
 
@@ -60,7 +61,8 @@ def main():
             if (inspect.isclass(obj) or callable(obj)) and id(obj) in ids:
                 names[name] = sorted(set(ids[id(obj)]))
         modules[info.name] = {"package": info.ispkg, "names": names, "all_names": sorted(all_names)}
-    out = {"tensorflow_estimator": tensorflow_estimator.__version__ if hasattr(tensorflow_estimator, "__version__") else "2.15",
+    version = getattr(tensorflow_estimator, "__version__", "2.15")
+    out = {"tensorflow_estimator": version,
            "public": public, "modules": modules, "import_failed": failed}
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "api_map_215.json")
     with open(path, "w") as f:

@@ -22,7 +22,6 @@ import collections
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -212,7 +211,8 @@ def main() -> int:
     parser.add_argument("--files", help="comma-separated paths under upstream/.../estimator/ (default: FILES)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per test file (default 600)")
     parser.add_argument("--keras3", action="store_true", help="ours half without TF_USE_LEGACY_KERAS=1")
-    parser.add_argument("--failures", default=FAILURES, help="where to write the grouped failures (default failures.txt)")
+    parser.add_argument("--failures", default=FAILURES,
+                        help="where to write the grouped failures (default failures.txt)")
     parser.add_argument("--keep", help="folder for the XML and logs (default: a new temporary folder)")
     args = parser.parse_args()
     files = args.files.split(",") if args.files else [f for f in FILES if f not in DEFAULT_SKIPPED]

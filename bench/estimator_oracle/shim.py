@@ -195,7 +195,7 @@ def install() -> None:
 
     sys.meta_path.insert(0, _Finder())
     for mod, tree in ((tf, V2_TREE), (tf.compat.v2, V2_TREE), (tf.compat.v1, V1_TREE)):
-        setattr(mod, "estimator", tree)
+        mod.estimator = tree
     sys.modules["tensorflow.estimator"] = V2_TREE
     sys.modules["tensorflow.compat.v1.estimator"] = V1_TREE
     sys.modules["tensorflow.compat.v2.estimator"] = V2_TREE
