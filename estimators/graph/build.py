@@ -17,34 +17,39 @@ from estimators.graph.specs import SessionSpec, call_model_fn
 
 @dataclass
 class CallGraph:
-    """The graph of one train/evaluate/predict call and what was built in it."""
+    """What was built in one train/evaluate/predict call's graph."""
 
-    graph: tf.Graph
     global_step: tf.Variable
     spec: SessionSpec
     input_hooks: list
 
 
 @contextlib.contextmanager
-def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGraph]:
-    """Builds the call's graph and keeps it the default graph for the block (hooks are made in it)."""
+def seeded_graph(estimator: Any) -> Iterator[tf.Graph]:
+    """A fresh graph, the default one for the block, seeded with tf_random_seed and holding the global step,
+    with model_fn calls marked as the graph path's (as tf.estimator began every call and export)."""
     graph = tf.Graph()
     with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"):
-        seed = estimator.config.tf_random_seed
-        if seed is not None:
-            tf.compat.v1.set_random_seed(seed)
-        global_step = tf.compat.v1.train.get_or_create_global_step()
+        if estimator.config.tf_random_seed is not None:
+            tf.compat.v1.set_random_seed(estimator.config.tf_random_seed)
+        tf.compat.v1.train.get_or_create_global_step()
+        yield graph
+
+
+@contextlib.contextmanager
+def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGraph]:
+    """Builds the call's graph and keeps it the default graph for the block (hooks are made in it)."""
+    with seeded_graph(estimator):
         features, labels, input_hooks = input_tensors(input_fn, mode=mode, params=estimator._graph_input_params(mode),
                                                       config=estimator.config)
         spec = call_model_fn(estimator.model_fn, features, labels, mode, estimator._graph_model_fn_params(mode),
                              estimator.config)
-        yield CallGraph(graph, global_step, spec, input_hooks)
+        yield CallGraph(tf.compat.v1.train.get_global_step(), spec, input_hooks)
 
 
-def ensure_saver(scaffold: Any, keep_checkpoint_max: int | None = None) -> None:
+def ensure_saver(scaffold: Any) -> None:
     """2.15's default Saver when neither the Scaffold nor the SAVERS collection has one (sharded, relative
     paths). It keeps every file: the Checkpointer rotates checkpoints itself."""
-    del keep_checkpoint_max
     if scaffold.saver is None and not tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVERS):
         tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SAVERS, tf.compat.v1.train.Saver(
             sharded=True, max_to_keep=None, defer_build=True, save_relative_paths=True))

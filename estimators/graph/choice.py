@@ -1,11 +1,11 @@
 """Which path runs a model_fn: TF2 (tf.function under tf.distribute) or graph-and-session (TF1's machinery).
 
-Chosen from what the program does, as issue 16 asks: eager execution disabled, tf.compat.v1
-SessionRunHooks handed to train()/evaluate()/predict(), or a model_fn whose spec or ops only a session
-can run (a Scaffold, scaffold_fn, session hooks in the spec, init_from_checkpoint's restore ops). The
-TF2 path finds the last kind while it traces model_fn, before any step runs, and raises
-GraphPathNeeded; the Estimator then runs the call, and every later one, on the graph path.
-`RunConfig(execution="graph" | "tf2")` decides instead.
+Chosen from what the program does, as issue 16 asks: eager execution disabled, or tf.compat.v1 session
+hooks handed to train()/evaluate()/predict(), decide before model_fn runs. Otherwise the TF2 path, while
+it traces model_fn and before any step runs, raises GraphPathNeeded for what only a session runs (a
+Scaffold or scaffold_fn, session hooks in the spec, init_from_checkpoint's restore ops, model_fn's own
+local variables, writes outside TRAIN, variables used as set keys); the Estimator then runs the call,
+and every later one, on the graph path. `RunConfig(execution="graph" | "tf2")` decides instead.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import Any
 import tensorflow as tf
 
 GRAPH, TF2 = "graph", "tf2"
-EXECUTIONS = (None, GRAPH, TF2)
 # Ops that read a checkpoint: built in model_fn by init_from_checkpoint (or a Saver), they belong in a
 # session's initialiser, run once; in a tf.function they would run on every step.
 _RESTORE_OPS = frozenset({"RestoreV2", "Restore", "RestoreSlice"})

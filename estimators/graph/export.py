@@ -14,7 +14,7 @@ from estimators import log as logging
 from estimators.export.receivers import materialize
 from estimators.export.saved_model import publish_export
 from estimators.export.signatures import build_signatures, export_outputs_for_predict
-from estimators.graph import choice
+from estimators.graph.build import seeded_graph
 from estimators.graph.specs import call_model_fn
 from estimators.mode_keys import ModeKeys
 
@@ -24,11 +24,7 @@ def export_saved_model(estimator: Any, export_dir_base: str, serving_input_recei
     """Writes export_dir_base/<timestamp> from `checkpoint_path`; returns its path (bytes)."""
     if assets_extra is not None and not isinstance(assets_extra, dict):
         raise ValueError(f"assets_extra must be a dict of relative destination -> source path, got {assets_extra!r}.")
-    graph = tf.Graph()
-    with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"):
-        if estimator.config.tf_random_seed is not None:
-            tf.compat.v1.set_random_seed(estimator.config.tf_random_seed)
-        tf.compat.v1.train.get_or_create_global_step()
+    with seeded_graph(estimator) as graph:
         receiver = materialize(serving_input_receiver_fn(), graph)
         spec = call_model_fn(estimator.model_fn, receiver.features, None, ModeKeys.PREDICT,
                              estimator._graph_model_fn_params(ModeKeys.PREDICT, export=True), estimator.config)
