@@ -276,3 +276,13 @@ def test_the_private_global_step_reader_public_programs_call(tmp_path):
     assert _load_global_step_from_checkpoint_dir(str(tmp_path)) == 0
     _estimator(tmp_path, execution="graph").train(train_input_fn, steps=2)
     assert _load_global_step_from_checkpoint_dir(str(tmp_path)) == 2
+
+
+def test_the_engines_stop_and_logging_hooks_run_on_the_graph_path_as_their_tf1_originals(tmp_path, caplog):
+    estimator = _estimator(tmp_path, execution="graph")
+    hooks = [estimators.StopAtStepHook(num_steps=3),
+             estimators.LoggingTensorHook({"predictions": "MatMul"}, every_n_iter=1)]
+    with caplog.at_level("INFO", logger="tensorflow"):
+        estimator.train(train_input_fn, hooks=hooks)
+    assert estimator.latest_checkpoint().endswith("model.ckpt-3")
+    assert sum("predictions = " in record.getMessage() for record in caplog.records) == 3

@@ -28,14 +28,8 @@ def session_hooks(hooks: Iterable | None, what: str, loss: Any = None) -> list:
     for hook in hooks:
         if is_session_hook(hook):
             result.append(hook)
-        elif isinstance(hook, LoggingTensorHook):
-            result.append(tf.compat.v1.train.LoggingTensorHook(
-                hook.tensors, every_n_iter=hook._every_n_iter, every_n_secs=hook._every_n_secs,  # noqa: SLF001
-                at_end=hook._at_end, formatter=hook._formatter))  # noqa: SLF001
-        elif isinstance(hook, StopAtStepHook):
-            result.append(tf.compat.v1.train.StopAtStepHook(num_steps=hook._num_steps,  # noqa: SLF001
-                                                            last_step=None if hook._num_steps is not None  # noqa: SLF001
-                                                            else hook.last_step))
+        elif isinstance(hook, (LoggingTensorHook, StopAtStepHook)):
+            result.append(hook.session_hook())
         elif isinstance(hook, Hook):
             result.append(LoopHookAdapter(hook, loss))
         else:

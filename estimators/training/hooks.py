@@ -71,6 +71,11 @@ class StopAtStepHook(Hook):
         if self._num_steps is not None:
             self._last_step = step + self._num_steps
 
+    def session_hook(self) -> tf.compat.v1.train.StopAtStepHook:
+        """tf.compat.v1's StopAtStepHook with these arguments (the graph path runs it)."""
+        return tf.compat.v1.train.StopAtStepHook(num_steps=self._num_steps,
+                                                 last_step=None if self._num_steps is not None else self._last_step)
+
     @property
     def last_step(self) -> int | None:
         """The step training stops at (known once training began, for num_steps)."""

@@ -53,6 +53,12 @@ class LoggingTensorHook(Hook):
         self._formatter = formatter
         self.begin(0)
 
+    def session_hook(self) -> tf.compat.v1.train.LoggingTensorHook:
+        """tf.compat.v1's LoggingTensorHook with these arguments (the graph path runs it)."""
+        return tf.compat.v1.train.LoggingTensorHook(self.tensors, every_n_iter=self._every_n_iter,
+                                                    every_n_secs=self._every_n_secs, at_end=self._at_end,
+                                                    formatter=self._formatter)
+
     def begin(self, step: int) -> None:
         self._iteration = 0
         self._last_iteration: int | None = None
