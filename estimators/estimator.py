@@ -196,7 +196,7 @@ class Estimator:
 
     @property
     def _input_position(self) -> tf.Variable:
-        """The train stream's position as a variable for checkpoints; made on the TF2 path's first save."""
+        """The train stream's position as a variable for checkpoints; made when the TF2 path first trains."""
         if self._input_position_variable is None:
             with tf.init_scope():
                 self._input_position_variable = tf.Variable(0, dtype=tf.int64, trainable=False,
@@ -319,10 +319,11 @@ class Estimator:
         if is_chief(runtime.strategy):
             if lock is not None:
                 lock.heartbeat()
-            self._input_position.assign(self._train_input.position)
+            position = self._input_position
+            position.assign(self._train_input.position)
             variables = dict(runtime.saved_variables())
             if self._config_value("save_input_position", True):
-                variables[INPUT_POSITION] = self._input_position
+                variables[INPUT_POSITION] = position
             path = self._checkpointer.save(variables, step)
             logging.debug("Saved checkpoint for step %d: %s", step, path)
         runtime.barrier()  # no worker reads model_dir before the chief's checkpoint is complete
@@ -376,6 +377,7 @@ class Estimator:
         lock = ModelDirLock(self._model_dir) if chief else contextlib.nullcontext()
         display = ProgressDisplay("train", total=None if math.isinf(target) else int(target), start=start)
         summaries = self._step_summaries(runtime)  # its variable outside the strategy: chief-only state
+        _ = self._input_position  # made here, outside the strategy: no worker-side collective
         with display, lock as held, paused_collection(collect_first=True), runtime.strategy.scope(), \
                 stopping_on_signals(self._stop):
             per_step = self._input_elements_per_step(runtime)

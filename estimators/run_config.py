@@ -306,7 +306,7 @@ class RunConfig:
             steps = None
         elif steps is not None and secs is not None:
             raise ValueError(
-                "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set: set at most one "
+                "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set: set at most one of them "
                 f"(got {steps!r} and {secs!r})."
             )
         _check_int("save_checkpoints_steps", steps, 0)
