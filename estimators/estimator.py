@@ -25,9 +25,15 @@ from estimators.checkpoint.lock import ModelDirLock
 from estimators.checkpoint.model_dir_check import check_model_dir
 from estimators.compat.input_fn_call import as_dataset, call_input_fn
 from estimators.compat.random_seed import seeded_entry_point, seeded_generator
-from estimators.distribute.inputs import masked_stream, per_replica_batch_size, split_element
-from estimators.distribute.strategy import is_chief, is_tpu_strategy, multi_worker_strategy, resolve_strategy
-from estimators.graph import choice
+from estimators.distribute.inputs import masked_stream
+from estimators.distribute.strategy import (
+    is_chief,
+    is_tpu_strategy,
+    local_replicas,
+    multi_worker_strategy,
+    resolve_strategy,
+)
+from estimators.graph import choice, replicated
 from estimators.graph import evaluate as graph_evaluate
 from estimators.graph import export as graph_export
 from estimators.graph import predict as graph_predict
@@ -177,14 +183,21 @@ class Estimator:
         self._execution, self._graph_reason = choice.GRAPH, reason
 
     def _check_graph_path(self) -> None:
-        """What the graph path cannot run yet, refused with the way out."""
+        """What the graph path cannot run, refused with the way out."""
         strategies = [self._config.train_distribute, self._config.eval_distribute, *self._strategies.values()]
-        if any(s is not None and s.num_replicas_in_sync > 1 for s in strategies):
-            raise ValueError(
-                "This model_fn needs the graph path (tf.Graph and sessions: Scaffolds, SessionRunHooks, "
-                "init_from_checkpoint or eager execution disabled), which runs on one device so far; the "
-                "RunConfig asks for several replicas. Drop train_distribute/eval_distribute (or TF_CONFIG's "
-                "workers), or write model_fn for the TF2 path.")
+        for strategy in strategies:
+            why = replicated.unsupported(strategy)
+            if why is not None:
+                raise ValueError(
+                    "This model_fn needs the graph path (tf.Graph and sessions: Scaffolds, SessionRunHooks, "
+                    f"init_from_checkpoint or eager execution disabled), which cannot replicate it with {why}. "
+                    "Use MirroredStrategy, drop train_distribute/eval_distribute (or TF_CONFIG's workers), or write "
+                    "model_fn for the TF2 path.")
+
+    def _graph_strategy(self, mode: str) -> tf.distribute.Strategy | None:
+        """The strategy the graph path replicates `mode` with, as tf.estimator 2.15: train_distribute for TRAIN,
+        eval_distribute (never train's) for EVAL, none for PREDICT and exports."""
+        return {ModeKeys.TRAIN: self._config.train_distribute, ModeKeys.EVAL: self._config.eval_distribute}.get(mode)
 
     def _graph_input_params(self, mode: str) -> dict:
         """input_fn's params on the graph path (one device): tf.estimator passes its params unchanged."""
@@ -236,20 +249,21 @@ class Estimator:
         return dict(params)
 
     def _input_elements_per_step(self, runtime: Runtime) -> int:
-        """Elements one step takes from each input pipeline (one global batch here)."""
-        return 1
+        """Elements one step takes from this worker's input pipeline: one batch per local replica."""
+        return local_replicas(runtime.strategy)
 
     def _distributed_dataset(self, runtime: Runtime, input_fn: Callable, mode: str):
-        """input_fn's dataset, distributed: the global batch is split across replicas by tf.distribute."""
-        dataset = call_input_fn(input_fn, mode=mode, params=self._input_params(), config=self._config)
-        if mode == ModeKeys.TRAIN:
-            split_element(dataset.element_spec)
-            dims = {s.shape[0] for s in tf.nest.flatten(dataset.element_spec) if s.shape.rank}
-            for dim in dims - {None}:
-                per_replica_batch_size(dim, runtime.num_replicas, "input_fn's batch size")
-        else:
-            dataset = masked_stream(dataset, batch_size=0, static=False, split_partial=False)
-        return runtime.strategy.experimental_distribute_dataset(dataset)
+        """input_fn's dataset once per worker (with its InputContext), each replica taking its own batch from it,
+        as tf.estimator 2.15 fed train_distribute/eval_distribute replicas (the global batch is batch x replicas)."""
+
+        def dataset_fn(input_context: tf.distribute.InputContext) -> tf.data.Dataset:
+            dataset = call_input_fn(input_fn, mode=mode, params=self._input_params(), config=self._config,
+                                    input_context=input_context)
+            if mode != ModeKeys.TRAIN:
+                dataset = masked_stream(dataset, batch_size=0, static=False, split_partial=False)
+            return dataset
+
+        return runtime.strategy.distribute_datasets_from_function(dataset_fn)
 
     def _model_fn_batch_size(self, mode: str, runtime: Runtime) -> int | None:
         return None

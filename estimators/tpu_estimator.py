@@ -18,7 +18,7 @@ import tensorflow as tf
 from estimators.compat.ignored_settings import log_ignored
 from estimators.compat.tpu_context import TPUContext
 from estimators.distribute.inputs import InputDeployment, make_dataset_fn, per_replica_batch_size
-from estimators.distribute.strategy import local_strategy, num_input_hosts, resolve_strategy
+from estimators.distribute.strategy import local_replicas, local_strategy, num_input_hosts, resolve_strategy
 from estimators.estimator import Estimator
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import InputPipelineConfig, RunConfig, pipeline_name
@@ -138,7 +138,17 @@ class TPUEstimator(Estimator):
                 "This model_fn needs the graph path (tf.Graph and sessions: a scaffold_fn, SessionRunHooks, "
                 "init_from_checkpoint or eager execution disabled), which runs TPUEstimator off the TPU only so far "
                 "(use_tpu=False, as 2.15 ran it on a CPU or GPU). On a TPU, write model_fn for the TF2 path.")
-        super()._check_graph_path()
+        strategies = [self._config.train_distribute, self._config.eval_distribute, *self._strategies.values()]
+        if any(s is not None and s.num_replicas_in_sync > 1 for s in strategies):
+            raise ValueError(
+                "This model_fn needs the graph path (tf.Graph and sessions: a scaffold_fn, SessionRunHooks, "
+                "init_from_checkpoint or eager execution disabled), where TPUEstimator(use_tpu=False) runs on one "
+                "device, as 2.15 did; the RunConfig asks for several replicas. Drop train_distribute/eval_distribute "
+                "(or TF_CONFIG's workers), or write model_fn for the TF2 path.")
+
+    def _graph_strategy(self, mode: str) -> None:
+        """TPUEstimator off the TPU ran on one device in 2.15: no replication on the graph path."""
+        return None
 
     def _graph_batch_size(self, mode: str) -> int | None:
         """The global batch on the graph path's one device (None: predict() without predict_batch_size)."""
@@ -167,14 +177,7 @@ class TPUEstimator(Estimator):
         batch per call (PER_SHARD_V1), or one per-replica batch per local replica (PER_HOST_V2)."""
         if self._config.tpu_config.per_host_input_for_training != InputPipelineConfig.PER_HOST_V2:
             return 1
-        extended = runtime.strategy.extended
-        per_host = getattr(extended, "num_replicas_per_host", None)  # TPUStrategy: worker_devices spans all hosts
-        if per_host:
-            return int(per_host)
-        try:
-            return len(extended.worker_devices)  # Mirrored / MultiWorkerMirrored: this worker's devices
-        except RuntimeError:  # the default strategy: one replica
-            return 1
+        return local_replicas(runtime.strategy)
 
     def _unbatched_predict(self, mode: str) -> bool:
         """predict() off the TPU without predict_batch_size: 2.15 required the size only on a TPU (tpu_context.py

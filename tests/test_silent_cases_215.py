@@ -115,9 +115,7 @@ def test_local_variables_made_in_model_fn_start_from_their_initial_value_in_ever
 
 
 # -- 4 ---------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("replicas", [1, pytest.param(2, marks=pytest.mark.xfail(strict=True, reason=(
-    "open (issue 16 item 2): the EMA write in EVAL needs the graph path, which refuses several replicas with one "
-    "error; and the TF2 path splits input_fn's batch across replicas where 2.15 gave each replica its own")))])
+@pytest.mark.parametrize("replicas", [1, 2])
 def test_exponential_moving_average_under_mirrored_strategy_updates_in_train_and_evaluate(replicas):
     """ExponentialMovingAverage(0.5).apply([w, b]) in TRAIN (after the SGD step) and in EVAL (after the batch's
     loss), under RunConfig(train_distribute=MirroredStrategy, eval_distribute=the same) on 1 or 2 logical CPUs;

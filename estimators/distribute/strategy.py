@@ -175,6 +175,18 @@ def num_input_hosts(strategy: tf.distribute.Strategy) -> int:
     return 1
 
 
+def local_replicas(strategy: tf.distribute.Strategy) -> int:
+    """Replicas this process feeds: a TPU host's cores, a worker's devices, else 1 (the default strategy)."""
+    extended = strategy.extended
+    per_host = getattr(extended, "num_replicas_per_host", None)  # TPUStrategy: worker_devices spans all hosts
+    if per_host:
+        return int(per_host)
+    try:
+        return len(extended.worker_devices)  # Mirrored / MultiWorkerMirrored: this worker's devices
+    except RuntimeError:  # the default strategy: one replica
+        return 1
+
+
 def _tf_config_workers() -> int:
     """How many chief/worker tasks TF_CONFIG describes (0 when it is unset)."""
     raw = os.environ.get("TF_CONFIG")

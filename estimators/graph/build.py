@@ -10,9 +10,10 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators.graph import choice
+from estimators.graph import choice, replicated
 from estimators.graph.inputs import input_tensors
 from estimators.graph.specs import SessionSpec, call_model_fn
+from estimators.mode_keys import ModeKeys
 
 
 @dataclass
@@ -25,11 +26,13 @@ class CallGraph:
 
 
 @contextlib.contextmanager
-def seeded_graph(estimator: Any) -> Iterator[tf.Graph]:
+def seeded_graph(estimator: Any, strategy: Any = None) -> Iterator[tf.Graph]:
     """A fresh graph, the default one for the block, seeded with tf_random_seed and holding the global step,
-    with model_fn calls marked as the graph path's (as tf.estimator began every call and export)."""
+    with model_fn calls marked as the graph path's (as tf.estimator began every call and export); with a
+    strategy, the block runs in its scope (the global step then is one of its variables)."""
     graph = tf.Graph()
-    with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"):
+    scope = strategy.scope() if strategy is not None else contextlib.nullcontext()
+    with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"), scope:
         if estimator.config.tf_random_seed is not None:
             tf.compat.v1.set_random_seed(estimator.config.tf_random_seed)
         tf.compat.v1.train.get_or_create_global_step()
@@ -39,11 +42,22 @@ def seeded_graph(estimator: Any) -> Iterator[tf.Graph]:
 @contextlib.contextmanager
 def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGraph]:
     """Builds the call's graph and keeps it the default graph for the block (hooks are made in it)."""
-    with seeded_graph(estimator):
-        features, labels, input_hooks = input_tensors(input_fn, mode=mode, params=estimator._graph_input_params(mode),
-                                                      config=estimator.config)
-        spec = call_model_fn(estimator.model_fn, features, labels, mode, estimator._graph_model_fn_params(mode),
-                             estimator.config)
+    strategy = estimator._graph_strategy(mode)
+    with seeded_graph(estimator, strategy):
+        params, model_fn_params = estimator._graph_input_params(mode), estimator._graph_model_fn_params(mode)
+        if strategy is None:
+            features, labels, input_hooks = input_tensors(input_fn, mode=mode, params=params,
+                                                          config=estimator.config)
+            spec = call_model_fn(estimator.model_fn, features, labels, mode, model_fn_params, estimator.config)
+        else:
+            features, labels, input_hooks = replicated.input_iterator(strategy, input_fn, mode=mode, params=params,
+                                                                      config=estimator.config)
+            # v1 optimizers scale each replica's loss by 1/replicas under this flag, as with 2.15's Estimator.
+            scaling = strategy._scale_loss_for_estimator_enabled() if mode == ModeKeys.TRAIN \
+                else contextlib.nullcontext()  # noqa: SLF001
+            with scaling:
+                spec = replicated.replicated_spec(strategy, estimator.model_fn, features, labels, mode,
+                                                  model_fn_params, estimator.config)
         yield CallGraph(tf.compat.v1.train.get_global_step(), spec, input_hooks)
 
 

@@ -45,7 +45,7 @@ def evaluate(estimator: Any, input_fn: Callable, steps: int | None, hooks: Any, 
     with call_graph(estimator, input_fn, ModeKeys.EVAL) as built:
         spec = built.spec
         metrics = _metric_pairs(spec.eval_metric_ops)
-        metrics[LOSS] = tf.compat.v1.metrics.mean(spec.loss)
+        metrics[LOSS] = spec.loss_metric or tf.compat.v1.metrics.mean(spec.loss)
         updates = tf.group(*[update for _, update in metrics.values()])
         values = {key: value for key, (value, _) in metrics.items()}
         values[GLOBAL_STEP] = built.global_step

@@ -35,6 +35,7 @@ class SessionSpec:
     evaluation_hooks: list = field(default_factory=list)
     prediction_hooks: list = field(default_factory=list)
     export_outputs: dict | None = None
+    loss_metric: Any = None  # (value, update) of the mean loss when replicas computed it; else made from loss
 
 
 def call_model_fn(model_fn: Callable, features: Any, labels: Any, mode: str, params: dict, config: Any) -> SessionSpec:

@@ -1,0 +1,120 @@
+"""model_fn once per replica under a tf.distribute strategy in graph mode, as tf.estimator 2.15 ran
+train_distribute / eval_distribute: input_fn once per worker (with its InputContext), each replica taking
+its own batch from it; the replicas' specs combined into one that a session runs (the loss reduced as
+2.15 reported it, train ops and metric updates grouped, hooks from the first replica, one Scaffold).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import tensorflow as tf
+from tensorflow.python.distribute import values as distribute_values
+from tensorflow.python.training import training_util
+
+from estimators.compat.input_fn_call import input_fn_args
+from estimators.graph.specs import SessionSpec, call_model_fn
+from estimators.mode_keys import ModeKeys
+
+# Strategies whose graph-mode replication (call_for_each_replica, make_input_fn_iterator) runs in one process.
+_ONE_MACHINE = ("MirroredExtended", "OneDeviceExtended", "_DefaultDistributionExtended")
+
+
+def unsupported(strategy: Any) -> str | None:
+    """Why the graph path cannot run `strategy` here (None when it can)."""
+    if strategy is None or type(strategy.extended).__name__ in _ONE_MACHINE:
+        return None
+    return (f"{type(strategy).__name__} (the graph path replicates model_fn on one machine: MirroredStrategy or "
+            "OneDeviceStrategy)")
+
+
+class _DistributedIteratorInitializer(tf.compat.v1.train.SessionRunHook):
+    """Initialises a distributed iterator when the session is created (2.15's DistributedIteratorInitializerHook)."""
+
+    def __init__(self, iterator: Any):
+        self._initializer = iterator.initialize()
+
+    def after_create_session(self, session, coord) -> None:
+        del coord
+        session.run(self._initializer)
+
+
+def input_iterator(strategy: Any, input_fn: Callable, *, mode: str, params: dict, config: Any) -> tuple[Any, Any, list]:
+    """(features, labels, hooks): input_fn called per worker with its InputContext; each replica's next batch."""
+    args = input_fn_args(input_fn)
+
+    def dataset_fn(input_context: Any) -> tf.data.Dataset:
+        values = {"mode": mode, "params": params, "config": config, "input_context": input_context}
+        result = input_fn(**{name: values[name] for name in args})
+        if not isinstance(result, tf.data.Dataset):
+            raise ValueError(
+                f"input_fn returned a {type(result).__name__}; under train_distribute/eval_distribute tf.estimator "
+                "needs it to return a tf.data.Dataset (each replica takes its own batch from it). Return "
+                "tf.data.Dataset.from_tensor_slices(...).batch(per_replica_batch_size), or drop the strategy.")
+        return result
+
+    iterator = strategy.make_input_fn_iterator(dataset_fn)
+    hooks = [_DistributedIteratorInitializer(iterator)]
+    element = iterator.get_next()
+    if isinstance(element, (tuple, list)) and len(element) == 2:
+        features, labels = element
+    else:
+        features, labels = element, None
+    return features, labels, hooks
+
+
+def _loss_reduction() -> Any:
+    """How 2.15 reduced the replicas' losses for reporting: as the v1 optimizers scaled them, else their sum."""
+    if getattr(tf.compat.v1.get_default_graph(), "_is_loss_scaled_by_optimizer", False):
+        return tf.compat.v1.distribute.get_loss_reduction()
+    return tf.distribute.ReduceOp.SUM
+
+
+def _per_replica(values: list) -> Any:
+    return values[0] if len(values) == 1 else distribute_values.PerReplica(tuple(values))
+
+
+def replicated_spec(strategy: Any, model_fn: Callable, features: Any, labels: Any, mode: str, params: dict,
+                    config: Any) -> SessionSpec:
+    """model_fn called in every replica (in the strategy's scope), the results combined into one SessionSpec."""
+    tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY,
+                                   strategy.extended.read_var(tf.compat.v1.train.get_global_step()))
+    grouped = strategy.extended.call_for_each_replica(
+        lambda feats, labs: call_model_fn(model_fn, feats, labs, mode, params, config), args=(features, labels))
+    specs = list(strategy.experimental_local_results(grouped))
+    first = specs[0]
+    losses = _per_replica([s.loss for s in specs])
+    combined = dataclasses.replace(first, scaffold=_combined_scaffold([s.scaffold for s in specs]))
+    if mode == ModeKeys.TRAIN:
+        combined.loss = strategy.reduce(_loss_reduction(), losses, axis=None)
+        combined.train_op = tf.group(*[s.train_op for s in specs])
+    elif mode == ModeKeys.EVAL:
+        combined.loss = strategy.reduce(tf.distribute.ReduceOp.MEAN, losses, axis=None)
+        combined.eval_metric_ops = {
+            name: (metric[0], tf.group(*[s.eval_metric_ops[name][1] for s in specs]))
+            for name, metric in first.eval_metric_ops.items()}
+        mean = strategy.extended.call_for_each_replica(tf.compat.v1.metrics.mean, args=(losses,))
+        value, updates = mean
+        combined.loss_metric = (strategy.experimental_local_results(value)[0],
+                                tf.group(*strategy.experimental_local_results(updates)))
+    return combined
+
+
+def _combined_scaffold(scaffolds: list) -> tf.compat.v1.train.Scaffold:
+    """One Scaffold for the replicas' (2.15's _combine_distributed_scaffold): the first init_fn, saver and
+    ready ops; every replica's init and local-init ops."""
+    first = scaffolds[0]
+    if len(scaffolds) == 1:
+        return first
+
+    def grouped(name: str) -> Any:
+        ops = [getattr(s, name) for s in scaffolds if getattr(s, name) is not None]
+        return tf.group(*ops) if ops else None
+
+    return tf.compat.v1.train.Scaffold(
+        init_op=grouped("init_op"), local_init_op=grouped("local_init_op"), init_feed_dict=first.init_feed_dict,
+        init_fn=first._user_init_fn, ready_op=first.ready_op,  # noqa: SLF001
+        ready_for_local_init_op=first.ready_for_local_init_op, summary_op=grouped("summary_op"),
+        saver=next((s.saver for s in scaffolds if s.saver is not None), None))
