@@ -12,6 +12,7 @@ import inspect
 import math
 import os
 import re
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -21,6 +22,9 @@ from estimators import precision as precision_policy
 from estimators.compat.ignored_settings import log_ignored
 from estimators.distribute import tf_config
 from estimators.distribute.tf_config import EVALUATOR, ClusterInfo, cluster_info, read_tf_config
+
+# While RunConfig.replace makes its copy: the cluster the copy keeps (TF_CONFIG may have changed since).
+_REPLACING = threading.local()
 
 
 class TaskType:
@@ -269,7 +273,7 @@ class RunConfig:
     execution: str | None = None
 
     def __post_init__(self) -> None:
-        info = cluster_info()
+        info = getattr(_REPLACING, "info", None) or cluster_info()
         object.__setattr__(self, "_cluster_info", info)
         self._resolve_model_dir(info)
         self._resolve_checkpoint_intervals()
@@ -471,7 +475,11 @@ class RunConfig:
             kwargs["save_checkpoints_secs"] = None
         if secs_given and not steps_given and kwargs["save_checkpoints_secs"] is not None:
             kwargs["save_checkpoints_steps"] = None
-        return dataclasses.replace(self, **kwargs)
+        _REPLACING.info = self._cluster_info  # the copy keeps this config's cluster, as 2.15's copy did
+        try:
+            return dataclasses.replace(self, **kwargs)
+        finally:
+            _REPLACING.info = None
 
 
 def _arg_names(fn: Any) -> list[str]:

@@ -147,7 +147,7 @@ def test_eval_spec_exporters_may_be_one_exporter_or_several_with_distinct_names(
     assert validate_exporters(None) == ()
     assert validate_exporters(latest) == (latest,)
     assert validate_exporters([latest, best]) == (latest, best)
-    with pytest.raises(ValueError, match="distinct names"):
+    with pytest.raises(ValueError, match="must have unique names"):
         validate_exporters([latest, LatestExporter("latest", RECEIVER)])
     with pytest.raises(TypeError, match="takes an Exporter .* found str"):
         validate_exporters(["latest"])

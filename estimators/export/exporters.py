@@ -52,14 +52,19 @@ def validate_exporters(exporters: Any) -> tuple:
     for exporter in exporters:
         if not isinstance(exporter, Exporter):
             raise TypeError(
-                "EvalSpec(exporters=...) takes an Exporter (LatestExporter, BestExporter, FinalExporter), an "
-                f"iterable of them, or None; found {type(exporter).__name__}: {exporter!r}."
+                "`exporters` must be an Exporter, an iterable of Exporter, or `None`: EvalSpec(exporters=...) takes "
+                "an Exporter (LatestExporter, BestExporter, FinalExporter), an iterable of them, or None; found "
+                f"{type(exporter).__name__}: {exporter!r}."
             )
         name = exporter.name
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"An Exporter's name must be a non-empty string; exporter names: {all_names}.")
+        if not name:
+            raise ValueError(f"An Exporter cannot have a name that is `None` or empty: give each exporter a name "
+                             f"(its folder under model_dir/export). All exporter names: {all_names}.")
+        if not isinstance(name, str):
+            raise ValueError(f"An Exporter must have a string name (its folder under model_dir/export). Given: "
+                             f"{type(name).__name__} {name!r}.")
         if name in names:
-            raise ValueError(f"Exporters must have distinct names (their folders under model_dir/export); "
+            raise ValueError(f"`exporters` must have unique names (each is its folder under model_dir/export). All "
                              f"exporter names: {all_names}.")
         names.append(name)
     return exporters
