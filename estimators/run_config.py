@@ -7,6 +7,7 @@ silently (compat/ignored_settings.py). BUILD_NOTES.md has the table of every set
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import math
@@ -94,7 +95,9 @@ def _check_int(name: str, value: Any, minimum: int, allow_none: bool = True) -> 
         return
     if not _is_int(value) or value < minimum:
         what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {what}{' or None' if allow_none else ''}, got {value!r}.")
+        bound = "> 0" if minimum == 1 else f">= {minimum}"
+        raise ValueError(f"{name} should be {bound}: {name} must be {what}{' or None' if allow_none else ''}, "
+                         f"got {value!r}.")
 
 
 def _check_number(name: str, value: Any, minimum: float, strict: bool, allow_none: bool = True) -> None:
@@ -102,11 +105,13 @@ def _check_number(name: str, value: Any, minimum: float, strict: bool, allow_non
         return
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     if not ok or (value <= minimum if strict else value < minimum):
-        raise ValueError(f"{name} must be a number {'>' if strict else '>='} {minimum}, got {value!r}.")
+        bound = f"{'>' if strict else '>='} {minimum}"
+        raise ValueError(f"{name} should be {bound}: {name} must be a number {bound}, got {value!r}.")
 
 
 def _tpu_job_name_from_tf_config() -> str | None:
-    return (read_tf_config().get("service") or {}).get("tpu_worker_job_name")
+    service = read_tf_config().get("service")
+    return service.get("tpu_worker_job_name") if isinstance(service, dict) else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,8 +300,9 @@ class RunConfig:
                              f"{model_dir!r}.")
         if info.model_dir and model_dir and info.model_dir != model_dir:
             raise ValueError(
-                f"RunConfig(model_dir={model_dir!r}) differs from TF_CONFIG's model_dir {info.model_dir!r}; "
-                "set one of them, or the same folder in both."
+                "`model_dir` provided in RunConfig construct, if set, must have the same value as the model_dir in "
+                f"TF_CONFIG. RunConfig(model_dir={model_dir!r}) differs from TF_CONFIG's model_dir "
+                f"{info.model_dir!r}; set one of them, or the same folder in both."
             )
         self._set("model_dir", model_dir or info.model_dir)
 
@@ -335,6 +341,10 @@ class RunConfig:
 
     def _resolve_masters(self, info: ClusterInfo) -> None:
         master, cluster = self.master, self.cluster
+        # A master TF_CONFIG derives from this task's own address in its cluster serves between-graph training;
+        # evaluation stays local (''), as 2.15's RunConfig left it. A master the program or a resolver names
+        # (or TF_CONFIG's session_master) is evaluation's too, as TPUEstimator's RunConfig made it.
+        follow = master is not None or cluster is not None or not info.cluster_spec.jobs
         if cluster is not None:
             try:
                 cluster_master = cluster.master()
@@ -348,29 +358,29 @@ class RunConfig:
         self._set("master", master)
         if self.evaluation_master is None:
             evaluation_master = info.evaluation_master
-            if not evaluation_master and info.task_type != EVALUATOR:
+            if not evaluation_master and info.task_type != EVALUATOR and follow:
                 evaluation_master = master
             self._set("evaluation_master", evaluation_master)
 
     # -- validation ---------------------------------------------------------------------------------
     def _validate(self) -> None:
         if self.tf_random_seed is not None and not _is_int(self.tf_random_seed):
-            raise ValueError(f"tf_random_seed must be an integer, got {self.tf_random_seed!r}.")
+            raise ValueError(f"tf_random_seed must be integer (or None), got {self.tf_random_seed!r}.")
         _check_int("save_summary_steps", self.save_summary_steps, 0)
         _check_int("log_step_count_steps", self.log_step_count_steps, 1)
-        _check_int("keep_checkpoint_max", self.keep_checkpoint_max, 0)
-        if self.keep_checkpoint_max is None:
-            self._set("keep_checkpoint_max", 0)  # 2.15: None or 0 keeps every checkpoint
-        _check_number("keep_checkpoint_every_n_hours", self.keep_checkpoint_every_n_hours, 0, strict=True,
-                      allow_none=False)
+        _check_int("keep_checkpoint_max", self.keep_checkpoint_max, 0)  # None or 0 keeps every checkpoint
+        _check_number("keep_checkpoint_every_n_hours", self.keep_checkpoint_every_n_hours, 0, strict=True)
         _check_number("session_creation_timeout_secs", self.session_creation_timeout_secs, 0, strict=True,
                       allow_none=False)
-        _check_int("experimental_max_worker_delay_secs", self.experimental_max_worker_delay_secs, 0)
+        delay = self.experimental_max_worker_delay_secs
+        if delay is not None and not _is_int(delay):
+            raise ValueError(f"experimental_max_worker_delay_secs must be an integer if set, got {delay!r}.")
+        _check_int("experimental_max_worker_delay_secs", delay, 0)
         if self.session_config is not None and not isinstance(self.session_config, tf.compat.v1.ConfigProto):
-            raise ValueError("session_config must be a tf.compat.v1.ConfigProto, got "
+            raise ValueError("session_config must be instance of ConfigProto (tf.compat.v1.ConfigProto), got "
                              f"{type(self.session_config).__name__}.")
         if self.device_fn is not None and (not callable(self.device_fn) or _arg_names(self.device_fn) != ["op"]):
-            raise ValueError("device_fn must be callable with exactly one argument named `op`.")
+            raise ValueError('device_fn must be callable with exactly one argument "op".')
         if self.protocol not in (None, "grpc", "grpc+verbs"):
             raise ValueError(f"protocol must be None, 'grpc' or 'grpc+verbs', got {self.protocol!r}.")
         if not isinstance(self.tpu_config, TPUConfig):
@@ -379,6 +389,11 @@ class RunConfig:
             value = getattr(self, name)
             if value is not None and not isinstance(value, tf.distribute.Strategy):
                 raise ValueError(f"{name} must be a tf.distribute.Strategy, got {type(value).__name__}.")
+            if value is not None and type(value) is tf.distribute.experimental.ParameterServerStrategy:
+                raise ValueError(
+                    f"{name}: TF2's ParameterServerStrategy needs a ClusterCoordinator, which an Estimator does not "
+                    "run. Please use `tf.compat.v1.distribute.experimental.ParameterServerStrategy` for parameter "
+                    "server strategy with estimator, or MultiWorkerMirroredStrategy.")
         for name in ("jit_compile", "save_input_position"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
@@ -402,7 +417,7 @@ class RunConfig:
             log_ignored("RunConfig(session_config=...)", "TF2 has no sessions. Use tf.config.threading (thread "
                         "pools), tf.config.experimental.set_memory_growth (GPU memory) and "
                         "tf.config.set_soft_device_placement instead.")
-        if self.keep_checkpoint_every_n_hours != 10000:
+        if self.keep_checkpoint_every_n_hours not in (10000, None):
             log_ignored("RunConfig(keep_checkpoint_every_n_hours=...)", "only the newest keep_checkpoint_max "
                         "checkpoints are kept; older ones are not kept by age.")
         if self.device_fn is not None:
@@ -475,11 +490,32 @@ class RunConfig:
             kwargs["save_checkpoints_secs"] = None
         if secs_given and not steps_given and kwargs["save_checkpoints_secs"] is not None:
             kwargs["save_checkpoints_steps"] = None
-        _REPLACING.info = self._cluster_info  # the copy keeps this config's cluster, as 2.15's copy did
+        # A copy, as 2.15's replace made it: a subclass (with its own __init__) and attributes a program set on
+        # the config stay; the copy keeps this config's cluster and is checked again.
+        new = copy.copy(self)
+        for name, value in kwargs.items():
+            object.__setattr__(new, name, value)
+        _REPLACING.info = self._cluster_info
         try:
-            return dataclasses.replace(self, **kwargs)
+            new.__post_init__()
         finally:
             _REPLACING.info = None
+        return new
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(RunConfig))
+
+
+def _set_attribute(self: RunConfig, name: str, value: Any) -> None:
+    """RunConfig's settings are fixed once made (replace() makes a changed copy); other attributes a program
+    attaches to a config (2.15's RunConfig took any) are its own."""
+    if name in _FIELDS:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}: a RunConfig's settings are fixed; "
+                                              f"use config.replace({name}=...) for a changed copy")
+    object.__setattr__(self, name, value)
+
+
+RunConfig.__setattr__ = _set_attribute  # set after the class: a frozen dataclass may not define its own
 
 
 def _arg_names(fn: Any) -> list[str]:

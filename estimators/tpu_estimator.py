@@ -91,7 +91,7 @@ class TPUEstimator(Estimator):
         elif mode != ModeKeys.TRAIN and config.eval_distribute is not None:
             key, make = ModeKeys.EVAL, lambda: config.eval_distribute
         elif (mode == ModeKeys.EVAL and self._use_tpu and config.cluster is None and config.train_distribute is None
-              and config.evaluation_master != config.master):
+              and config.evaluation_master and config.evaluation_master != config.master):  # '': where it trains
             key, make = _TPU_EVAL, lambda: resolve_strategy(True, None, None, config.evaluation_master)
         else:
             key, make = ModeKeys.TRAIN, lambda: resolve_strategy(

@@ -1,5 +1,6 @@
 """RunConfig and TPUConfig take every setting 2.15 took: applied, validated, or logged once as ignored."""
 
+import dataclasses
 import json
 import logging
 import math
@@ -108,8 +109,11 @@ def test_replace_refuses_what_2_15_refused_and_names_what_it_takes():
     assert RunConfig().replace(tpu_config=TPUConfig(5)).tpu_config.iterations_per_loop == 5
 
 
-def test_keep_checkpoint_max_none_keeps_everything_like_zero():
-    assert RunConfig(keep_checkpoint_max=None).keep_checkpoint_max == 0
+def test_keep_checkpoint_max_none_stays_none_and_keeps_everything_like_zero():
+    from estimators.checkpoint.checkpointer import Checkpointer
+
+    assert RunConfig(keep_checkpoint_max=None).keep_checkpoint_max is None  # as 2.15 kept it
+    assert Checkpointer("/tmp/unused", None).max_to_keep is None  # None and 0: keep every checkpoint
 
 
 # -- validation ----------------------------------------------------------------------------------------
@@ -117,11 +121,11 @@ def test_keep_checkpoint_max_none_keeps_everything_like_zero():
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"model_dir": ""}, "model_dir must be a non-empty path"),
-    ({"tf_random_seed": 1.5}, "tf_random_seed must be an integer"),
+    ({"tf_random_seed": 1.5}, "tf_random_seed must be integer"),
     ({"save_summary_steps": -1}, "save_summary_steps must be an integer >= 0"),
-    ({"session_config": {"allow_soft_placement": True}}, "session_config must be a tf.compat.v1.ConfigProto"),
+    ({"session_config": {"allow_soft_placement": True}}, "session_config must be instance of ConfigProto"),
     ({"keep_checkpoint_every_n_hours": 0}, "keep_checkpoint_every_n_hours must be a number > 0"),
-    ({"device_fn": lambda operation: ""}, "device_fn must be callable with exactly one argument named `op`"),
+    ({"device_fn": lambda operation: ""}, 'device_fn must be callable with exactly one argument "op"'),
     ({"protocol": "http"}, "protocol must be None, 'grpc' or 'grpc\\+verbs'"),
     ({"session_creation_timeout_secs": 0}, "session_creation_timeout_secs must be a number > 0"),
     ({"num_gpus": -1}, "num_gpus must be None \\(every visible GPU\\), 0 \\(the CPU\\) or a positive integer"),
@@ -188,7 +192,7 @@ def test_cluster_properties_come_from_tf_config_as_in_2_15(monkeypatch, task, ex
     config = RunConfig()
     assert (config.task_type, config.task_id, config.master, config.is_chief, config.num_worker_replicas,
             config.num_ps_replicas, config.global_id_in_cluster) == expected
-    assert config.evaluation_master == config.master
+    assert config.evaluation_master == ""  # 2.15's RunConfig: a task's own address is not evaluation's master
 
 
 def test_a_worker_only_cluster_makes_worker_0_the_chief(monkeypatch):
@@ -243,3 +247,32 @@ def test_defaults_log_nothing(caplog):
     with caplog.at_level(logging.WARNING, logger="absl"):
         RunConfig(tpu_config=TPUConfig())
     assert "is ignored" not in caplog.text
+
+
+def test_replace_keeps_a_subclass_and_attributes_a_program_set_on_the_config():
+    class ChiefConfig(RunConfig):
+        def __init__(self, is_chief):  # a subclass with its own __init__, as 2.15's tests and programs wrote
+            super().__init__()
+            self._fake_chief = is_chief
+
+    config = ChiefConfig(is_chief=False)
+    config.note = "mine"
+    copy = config.replace(model_dir="/tmp/elsewhere")
+    assert (type(copy), copy._fake_chief, copy.note, copy.model_dir) == (ChiefConfig, False, "mine", "/tmp/elsewhere")
+
+
+def test_a_setting_cannot_be_assigned_after_the_config_is_made():
+    with pytest.raises(dataclasses.FrozenInstanceError, match=r"use config.replace\(model_dir=...\)"):
+        RunConfig().model_dir = "/tmp/x"
+
+
+def test_tf2_parameter_server_strategy_is_refused_naming_what_to_use():
+    strategy = tf.distribute.experimental.ParameterServerStrategy.__new__(
+        tf.distribute.experimental.ParameterServerStrategy)
+    with pytest.raises(ValueError, match="Please use `tf.compat.v1.distribute.experimental.ParameterServerStrategy`"):
+        RunConfig(train_distribute=strategy)
+
+
+def test_evaluation_master_follows_a_master_from_tf_config_session_master(monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"session_master": "grpc://10.0.0.2:8470"}))
+    assert RunConfig().evaluation_master == "grpc://10.0.0.2:8470"  # TPUEstimator's RunConfig rule

@@ -52,7 +52,8 @@ def read_tf_config(raw: str | None = None) -> dict:
 def _chief_job(jobs: dict) -> str | None:
     if MASTER in jobs:
         if CHIEF in jobs:
-            raise ValueError("TF_CONFIG's cluster has both a 'master' and a 'chief' job; keep one.")
+            raise ValueError("If `master` node exists in `cluster`, job `chief` is not supported: TF_CONFIG's cluster "
+                             "has both a 'master' and a 'chief' job; keep one.")
         return MASTER
     return CHIEF if CHIEF in jobs else None
 
@@ -74,10 +75,11 @@ def cluster_info(tf_config: dict | None = None) -> ClusterInfo:
     tf_config = read_tf_config() if tf_config is None else tf_config
     service = tf_config.get("service")
     if service is not None and not isinstance(service, dict):
-        raise ValueError(f"TF_CONFIG's 'service' must be a JSON object, got {service!r}.")
+        raise TypeError(f"If \"service\" is set in TF_CONFIG, it must be a dict. Given {service!r}: make it a JSON "
+                        "object.")
     model_dir = tf_config.get("model_dir")
     if model_dir == "":
-        raise ValueError("TF_CONFIG's model_dir is empty; remove it or name a folder.")
+        raise ValueError("model_dir in TF_CONFIG should be non-empty: remove it or name a folder.")
     jobs = {job: list(tasks.values()) if isinstance(tasks, dict) else list(tasks)
             for job, tasks in (tf_config.get("cluster") or {}).items()}
     task = tf_config.get("task") or {}
@@ -86,26 +88,39 @@ def cluster_info(tf_config: dict | None = None) -> ClusterInfo:
     eval_master = tf_config.get("eval_session_master", "")
     if not jobs:
         task_type, task_id = task_type or WORKER, int(task_id or 0)
-        if task_type != WORKER or task_id != 0:
-            raise ValueError(f"TF_CONFIG has no 'cluster', so its task must be worker 0, not {task_type} {task_id}.")
+        if task_type != WORKER:
+            raise ValueError(f"If \"cluster\" is not set in TF_CONFIG, task type must be WORKER: without a cluster "
+                             f"the task is worker 0, not {task_type} {task_id}.")
+        if task_id != 0:
+            raise ValueError(f"If \"cluster\" is not set in TF_CONFIG, task index must be 0: without a cluster the "
+                             f"task is worker 0, not {task_type} {task_id}.")
         return ClusterInfo(master=tf_config.get("session_master", ""), evaluation_master=eval_master,
                            service=service, model_dir=model_dir)
-    if not task_type or task_id is None:
-        raise ValueError("TF_CONFIG has a 'cluster' but its 'task' lacks a 'type' or an 'index'.")
-    task_id = int(task_id)
-    if task_id < 0:
-        raise ValueError(f"TF_CONFIG's task index must be >= 0, got {task_id}.")
     chief_job = _chief_job(jobs)
     if chief_job and len(jobs[chief_job]) > 1:
-        raise ValueError(f"TF_CONFIG's cluster has {len(jobs[chief_job])} '{chief_job}' tasks; it takes one.")
+        raise ValueError(f"The \"cluster\" in TF_CONFIG must have only one \"{chief_job}\" node: it has "
+                         f"{len(jobs[chief_job])} '{chief_job}' tasks.")
+    if not task_type:
+        raise ValueError("If \"cluster\" is set in TF_CONFIG, task type must be set: add \"task\": {\"type\": ..., "
+                         "\"index\": ...}.")
+    if task_id is None:
+        raise ValueError("If \"cluster\" is set in TF_CONFIG, task index must be set: add \"index\" to its \"task\".")
+    task_id = int(task_id)
+    if task_id < 0:
+        raise ValueError(f"Task index must be non-negative number: TF_CONFIG's task index is {task_id}.")
     if task_type == EVALUATOR:
         if chief_job == MASTER:
-            raise ValueError("TF_CONFIG: an 'evaluator' task cannot join a cluster with a 'master' job.")
+            raise ValueError("If `master` node exists in `cluster`, task_type `evaluator` is not supported: an "
+                             "'evaluator' task cannot join a cluster with a 'master' job.")
         return ClusterInfo(task_type=EVALUATOR, task_id=task_id, is_chief=False, num_worker_replicas=0,
                            global_id_in_cluster=None, evaluation_master=eval_master, service=service,
                            model_dir=model_dir)
-    if task_type not in jobs or not 0 <= task_id < len(jobs[task_type]):
-        raise ValueError(f"TF_CONFIG's task {task_type} {task_id} is not in its cluster {jobs}.")
+    if task_type not in jobs:
+        raise ValueError(f"{task_type} is not a valid task_type in the cluster_spec {jobs}: TF_CONFIG's task must "
+                         "name one of the cluster's jobs.")
+    if not 0 <= task_id < len(jobs[task_type]):
+        raise ValueError(f"{task_id} is not a valid task_id for task_type {task_type} in the cluster_spec {jobs}: "
+                         f"TF_CONFIG's task index must be below {len(jobs[task_type])}.")
     if "session_master" in tf_config:
         master = tf_config["session_master"]
     elif len(jobs) == 1 and len(next(iter(jobs.values()))) == 1:
