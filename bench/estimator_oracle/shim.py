@@ -52,7 +52,7 @@ TEST_HELPERS = {
 
 # 2.15 module (under tensorflow_estimator.python.estimator.) -> our modules holding its counterparts.
 COUNTERPARTS = {
-    "estimator": ["estimators.estimator"],
+    "estimator": ["estimators.estimator", "estimators.training.eval_summaries"],
     "estimator_lib": ["estimators"],
     "run_config": ["estimators.run_config"],
     "model_fn": ["estimators.specs", "estimators.mode_keys"],

@@ -43,7 +43,11 @@ def read_eval_metrics(eval_dir: str) -> collections.OrderedDict:
 
 
 class _StopOnPredicateHook(Hook):
-    """Calls should_stop_fn at loop boundaries, at most every N seconds or steps; True stops training."""
+    """Calls should_stop_fn at loop boundaries, at most every N seconds or steps; True stops training.
+
+    In a tf.compat.v1 MonitoredSession (begin() without a step) it checks after session runs instead, at the
+    global step each run started from, and requests the session's stop.
+    """
 
     def __init__(self, should_stop_fn: Callable[[], bool], run_every_secs: float | None,
                  run_every_steps: int | None):
@@ -63,12 +67,32 @@ class _StopOnPredicateHook(Hook):
             return time.monotonic() >= self._last_time + self._every_secs
         return True
 
+    def begin(self, step: int | None = None) -> None:
+        self._last_step = self._last_time = None
+        if step is None:  # tf.compat.v1's session protocol
+            self._global_step = tf.compat.v1.train.get_global_step()
+            if self._global_step is None:
+                raise RuntimeError("Global step should be created to use early stopping in a tf.compat.v1 session.")
+
+    def after_create_session(self, session, coord) -> None:
+        """Nothing to do when the session starts (tf.compat.v1's session protocol)."""
+
+    def before_run(self, run_context) -> tf.compat.v1.train.SessionRunArgs:
+        return tf.compat.v1.train.SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values) -> None:
+        if self._check(int(run_values.results)):
+            run_context.request_stop()
+
     def after_loop(self, info: LoopInfo) -> bool:
-        if not self._due(info.step):
+        return self._check(info.step)
+
+    def _check(self, step: int) -> bool:
+        if not self._due(step):
             return False
-        self._last_step, self._last_time = info.step, time.monotonic()
+        self._last_step, self._last_time = step, time.monotonic()
         if self._should_stop_fn():
-            logging.info("Requesting early stopping at global step %d.", info.step)
+            logging.info("Requesting early stopping at global step %d.", step)
             return True
         return False
 

@@ -8,11 +8,16 @@ serialized Summary bytes re-tagged `key/i`; then the checkpoint path as a string
 from __future__ import annotations
 
 import numbers
+import os
+import socket
+import threading
+import time
 
 import numpy as np
 import tensorflow as tf
 from google.protobuf import message
 from tensorflow.core.framework import summary_pb2
+from tensorflow.core.util import event_pb2
 
 from estimators import log as logging
 
@@ -51,3 +56,26 @@ def checkpoint_path_summary(path: str) -> summary_pb2.Summary:
     summary = summary_pb2.Summary()
     summary.value.add(tag=CHECKPOINT_PATH_TAG, tensor=tf.make_tensor_proto(path, dtype=tf.string))
     return summary
+
+
+def write_dict_to_summary(output_dir: str, dictionary: dict, current_global_step: int) -> None:
+    """Writes `dictionary` (an evaluation's metrics) as one Summary event at `current_global_step` in output_dir,
+    as evaluate() writes it. One events file per directory and process, kept open and flushed after each event
+    (as tf.compat.v1's FileWriterCache did), written as records so that eager and graph mode work alike."""
+    with _LOCK:
+        records = _RECORD_WRITERS.get(output_dir)
+        if records is None:
+            tf.io.gfile.makedirs(output_dir)
+            now = time.time()
+            name = f"events.out.tfevents.{now:.6f}.{socket.gethostname()}.{os.getpid()}.metrics"
+            records = _RECORD_WRITERS[output_dir] = tf.io.TFRecordWriter(os.path.join(output_dir, name))
+            records.write(event_pb2.Event(wall_time=now, file_version="brain.Event:2").SerializeToString())
+        event = event_pb2.Event(wall_time=time.time(), step=int(current_global_step),
+                                summary=metrics_summary(dictionary))
+        records.write(event.SerializeToString())
+        records.flush()
+
+
+_RECORD_WRITERS: dict[str, tf.io.TFRecordWriter] = {}
+_LOCK = threading.Lock()
+_write_dict_to_summary = write_dict_to_summary  # tf.estimator 2.15's name (estimator._write_dict_to_summary)

@@ -40,6 +40,41 @@ class Hook:
         """Once, after the last loop and the final checkpoint of a train() call."""
 
 
+class SessionProtocol:
+    """Lets an engine hook that has a tf.compat.v1 original (`session_hook()`) run in a tf.compat.v1
+    MonitoredSession as well: called with the session protocol (begin() without a step), the hook makes its
+    original and hands it every call (after_create_session, before_run, after_run, end(session))."""
+
+    _session_original: Any = None
+
+    def session_hook(self) -> tf.compat.v1.train.SessionRunHook:
+        raise NotImplementedError
+
+    def _begin_session(self) -> None:
+        self._session_original = self.session_hook()
+        self._session_original.begin()
+
+    def _session(self) -> Any:
+        if self._session_original is None:
+            raise RuntimeError(f"{type(self).__name__}: call begin() before using it in a tf.compat.v1 session.")
+        return self._session_original
+
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        self._session().after_create_session(session, coord)
+
+    def before_run(self, run_context: Any) -> Any:
+        return self._session().before_run(run_context)
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        self._session().after_run(run_context, run_values)
+
+
+def is_session_call(step: Any) -> bool:
+    """Whether begin(step)/end(step) was called with the session protocol (no step, or a Session)."""
+    return step is None or isinstance(step, tf.compat.v1.Session | tf.compat.v1.InteractiveSession) or (
+        not isinstance(step, int) and hasattr(step, "run"))
+
+
 class SavingListener:
     """tf.estimator's CheckpointSaverListener, TF2-style: called around every checkpoint train() writes."""
 
@@ -56,8 +91,11 @@ class SavingListener:
         """Once, after training."""
 
 
-class StopAtStepHook(Hook):
-    """Stops training after `num_steps` more steps or at `last_step` (tf.estimator.StopAtStepHook's contract)."""
+class StopAtStepHook(SessionProtocol, Hook):
+    """Stops training after `num_steps` more steps or at `last_step` (tf.estimator.StopAtStepHook's contract).
+
+    In a tf.compat.v1 MonitoredSession (begin() without a step) it runs as tf.compat.v1's StopAtStepHook.
+    """
 
     def __init__(self, num_steps: int | None = None, last_step: int | None = None):
         if (num_steps is None) == (last_step is None):
@@ -67,9 +105,16 @@ class StopAtStepHook(Hook):
                 raise ValueError(f"StopAtStepHook {name} must be an integer >= 0, got {value!r}.")
         self._num_steps, self._last_step = num_steps, last_step
 
-    def begin(self, step: int) -> None:
+    def begin(self, step: int | None = None) -> None:
+        if step is None:
+            return self._begin_session()
         if self._num_steps is not None:
             self._last_step = step + self._num_steps
+        return None
+
+    def end(self, step: Any = None) -> None:
+        if self._session_original is not None and is_session_call(step):
+            self._session_original.end(step)
 
     def session_hook(self) -> tf.compat.v1.train.StopAtStepHook:
         """tf.compat.v1's StopAtStepHook with these arguments (the graph path runs it)."""

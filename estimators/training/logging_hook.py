@@ -19,11 +19,14 @@ import numpy as np
 import tensorflow as tf
 
 from estimators import log as logging
-from estimators.training.hooks import Hook
+from estimators.training.hooks import Hook, SessionProtocol, is_session_call
 
 
-class LoggingTensorHook(Hook):
-    """Logs `tensors` ({tag: tensor or name}, or a list) every_n_iter steps or every_n_secs, and/or at_end."""
+class LoggingTensorHook(SessionProtocol, Hook):
+    """Logs `tensors` ({tag: tensor or name}, or a list) every_n_iter steps or every_n_secs, and/or at_end.
+
+    In a tf.compat.v1 MonitoredSession (begin() without a step) it runs as tf.compat.v1's LoggingTensorHook.
+    """
 
     def __init__(self, tensors: dict | Iterable, every_n_iter: int | None = None, every_n_secs: float | None = None,
                  at_end: bool = False, formatter: Callable[[dict], str] | None = None):
@@ -32,7 +35,8 @@ class LoggingTensorHook(Hook):
             raise ValueError("LoggingTensorHook needs at_end=True and/or exactly one of every_n_iter and every_n_secs.")
         if every_n_iter is not None and (isinstance(every_n_iter, bool) or not isinstance(every_n_iter, int)
                                          or every_n_iter <= 0):
-            raise ValueError(f"LoggingTensorHook every_n_iter must be a positive integer, got {every_n_iter!r}.")
+            raise ValueError(f"Invalid every_n_iter={every_n_iter!r}: LoggingTensorHook every_n_iter must be a "
+                             "positive integer.")
         if every_n_secs is not None and (not isinstance(every_n_secs, int | float) or every_n_secs < 0):
             raise ValueError(f"LoggingTensorHook every_n_secs must be a number >= 0, got {every_n_secs!r}.")
         if isinstance(tensors, dict):
@@ -59,7 +63,9 @@ class LoggingTensorHook(Hook):
                                                     every_n_secs=self._every_n_secs, at_end=self._at_end,
                                                     formatter=self._formatter)
 
-    def begin(self, step: int) -> None:
+    def begin(self, step: int | None = None) -> None:
+        if step is None:
+            self._begin_session()
         self._iteration = 0
         self._last_iteration: int | None = None
         self._last_time: float | None = None
@@ -95,7 +101,10 @@ class LoggingTensorHook(Hook):
         else:
             logging.info("%s (%.3f sec)", text, elapsed)
 
-    def end(self, step: int) -> None:
+    def end(self, step: Any = None) -> None:
+        if self._session_original is not None and is_session_call(step):
+            self._session_original.end(step)
+            return
         if self._at_end and self._latest is not None:
             self._log(self._latest)  # the last step's values (2.15 ran the tensors once more)
 
