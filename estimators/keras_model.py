@@ -34,7 +34,7 @@ from estimators.keras_structure import ModelStructure
 from estimators.keras_weights import InitialWeights
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
-from estimators.runtime.collection import paused_collection
+from estimators.runtime.collection import safe_point
 from estimators.specs import TPUEstimatorSpec
 from estimators.tpu_estimator import TPUEstimator
 
@@ -76,7 +76,7 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     if use_tpu and train_batch_size is None:
         raise ValueError("use_tpu=True needs train_batch_size (the global batch; also eval_batch_size and "
                          "predict_batch_size to evaluate and predict).")
-    with paused_collection(collect_first=True):
+    with safe_point(collect_first=True):
         if keras_model is None:
             logging.info("Loading the Keras model from %s", keras_model_path)
             keras_model = keras.models.load_model(keras_model_path, custom_objects=custom_objects)

@@ -2,7 +2,8 @@
 
 Replicas call model_fn in their own threads (MirroredStrategy), so this is thread-local. The engine
 enters a call around every model_fn invocation; TF1 helpers (collections, the global step, the
-train-op guard, CrossShardOptimizer) and the variable store read it.
+train-op guard, CrossShardOptimizer) and the variable store read it. Entering a call also installs
+the guards for its duration (compat/scoped_patches.py; a no-op inside the engine call around it).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.compat import scoped_patches
 from estimators.mode_keys import ModeKeys
 
 _local = threading.local()
@@ -70,7 +72,7 @@ def call_in_graph() -> ModelFnCall | None:
     """This thread's model_fn call, else one running in the graph this thread builds: MirroredStrategy runs a
     replica's merge_call function (assign_moving_average, ...) on the main thread, in the replica's graph."""
     call = current_call()
-    if call is None:
+    if call is None and _by_graph:
         active = _by_graph.get(tf.compat.v1.get_default_graph())
         call = active[-1] if active else None
     return call
@@ -78,18 +80,28 @@ def call_in_graph() -> ModelFnCall | None:
 
 @contextlib.contextmanager
 def entered(call: ModelFnCall) -> Iterator[ModelFnCall]:
-    """Makes `call` the current call on this thread, and in the graph being built, for the block."""
+    """Makes `call` the current call on this thread, and in the graph being built, for the block.
+
+    Only a graph being built (a tf.function's) is keyed: eager code shares one default graph across
+    threads, so another thread's eager code is never taken for this call's.
+    """
     previous = getattr(_local, "call", None)
-    graph = tf.compat.v1.get_default_graph()
-    _local.call = call
-    with _graph_lock:
-        _by_graph.setdefault(graph, []).append(call)
-    try:
-        yield call
-    finally:
-        _local.call = previous
-        with _graph_lock:
-            _by_graph[graph].remove(call)
+    graph = None if tf.executing_eagerly() else tf.compat.v1.get_default_graph()
+    with scoped_patches.engine_call():
+        _local.call = call
+        if graph is not None:
+            with _graph_lock:
+                _by_graph.setdefault(graph, []).append(call)
+        try:
+            yield call
+        finally:
+            _local.call = previous
+            if graph is not None:
+                with _graph_lock:
+                    calls = _by_graph[graph]
+                    calls.remove(call)
+                    if not calls:
+                        del _by_graph[graph]
 
 
 @dataclass(frozen=True)

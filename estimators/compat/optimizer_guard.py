@@ -3,29 +3,34 @@
 Many TF1 model_fns call `optimizer.minimize(loss)` in every mode and let tf.estimator ignore the
 train_op outside TRAIN. In a tf.function every stateful op runs, so without this an evaluation
 or prediction would train the model. The engine wraps the apply methods of TF1, Keras 3 and
-tf_keras optimizers once: inside a model_fn call in EVAL or PREDICT they do nothing (and create
-no slots); in TRAIN they run as usual, with the variables they create marked as optimizer state.
-Outside model_fn calls the wrappers change nothing. A v1 optimizer's compute_gradients is wrapped
-here too, for compat/gradient_gating.py (no per-op gating inside model_fn).
+tf_keras optimizers while an engine call runs (compat/scoped_patches.py puts the originals back
+when it ends): inside a model_fn call in EVAL or PREDICT they do nothing (and create no slots); in
+TRAIN they run as usual, with the variables they create marked as optimizer state. Outside model_fn
+calls (another thread's own optimizer during train()) the wrappers call the original and nothing
+else. A v1 optimizer's compute_gradients is wrapped here too, for compat/gradient_gating.py (no
+per-op gating inside model_fn).
 """
 
 from __future__ import annotations
 
 import functools
 import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import keras
 import tensorflow as tf
 
-from estimators.compat import gradient_gating
-from estimators.compat.call_context import OptimizerState, creating_optimizer_state, current_call, optimizer_state
+from estimators.compat import gradient_gating, scoped_patches
+from estimators.compat.call_context import (
+    OptimizerState,
+    call_in_graph,
+    creating_optimizer_state,
+    current_call,
+    optimizer_state,
+)
 
 _MARK = "_estimators_guarded"
-_lock = threading.Lock()
-_installed: set[str] = set()
 
 
 def _tf_keras_legacy(optimizer: Any) -> bool:
@@ -114,6 +119,8 @@ def _without_global_step(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
 def _guard_slot(original: Callable) -> Callable:
     @functools.wraps(original)
     def add_variable_from_reference(self, reference_variable, name=None, *args, **kwargs):
+        if call_in_graph() is None:  # not in a model_fn call the engine runs (a merge_call of one included)
+            return original(self, reference_variable, name, *args, **kwargs)
         with optimizer_state(OptimizerState(self, reference_variable, name)):
             return original(self, reference_variable, name, *args, **kwargs)
 
@@ -124,7 +131,7 @@ def _guard_state(original: Callable) -> Callable:
     @functools.wraps(original)
     def add_variable(self, *args, **kwargs):
         state = creating_optimizer_state()
-        if state is not None and state.optimizer is self:
+        if call_in_graph() is None or (state is not None and state.optimizer is self):
             return original(self, *args, **kwargs)  # already inside this optimizer's slot creation
         with optimizer_state(OptimizerState(self)):
             return original(self, *args, **kwargs)
@@ -133,11 +140,12 @@ def _guard_state(original: Callable) -> Callable:
 
 
 def _wrap(cls: type, method: str, wrapper: Callable[[Callable], Callable]) -> None:
+    """cls.method wrapped until the engine call ends (once: an installed wrapper is marked)."""
     original = cls.__dict__.get(method)
     if original is not None and not getattr(original, _MARK, False):
         wrapped = wrapper(original)
         setattr(wrapped, _MARK, True)
-        setattr(cls, method, wrapped)
+        scoped_patches.replace(cls, method, wrapped)
 
 
 def _v1_optimizer() -> type:
@@ -175,12 +183,9 @@ def _install_tf_keras() -> None:
 
 
 def install() -> None:
-    """Wraps the optimizer classes present now (idempotent; cheap to call before every model_fn call)."""
-    with _lock:
-        for name, installer in (("keras", _install_keras), ("v1", _install_v1)):
-            if name not in _installed:
-                installer()
-                _installed.add(name)
-        if "tf_keras" not in _installed and "tf_keras.src.optimizers.optimizer" in sys.modules:
-            _install_tf_keras()
-            _installed.add("tf_keras")
+    """Wraps the optimizer classes present now, for the engine call (scoped_patches.engine_call, which
+    calls this under its lock; idempotent: wrapped methods are marked)."""
+    _install_keras()
+    _install_v1()
+    if "tf_keras.src.optimizers.optimizer" in sys.modules:
+        _install_tf_keras()

@@ -8,13 +8,14 @@ assign/assign_add/assign_sub on model weights, optimizer state and the global st
 the write would have produced and leave the variable unchanged; metric (local) variables stay
 writable, except in a read-only call (the engine's read of v1 metric values), where no write takes
 effect. In every mode, model_fn's writes to the global step take no effect: the engine advances it.
-Optimizers are guarded one level up (optimizer_guard.py).
+Optimizers are guarded one level up (optimizer_guard.py). The wrappers are installed only while an
+engine call runs (compat/scoped_patches.py) and outside model_fn calls call the original and nothing
+else (another thread's own writes during train() included).
 """
 
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ from tensorflow.python.distribute import tpu_values
 from tensorflow.python.distribute import values as distribute_values
 from tensorflow.python.ops import gen_resource_variable_ops, resource_variable_ops
 
+from estimators.compat import scoped_patches
 from estimators.compat.call_context import call_in_graph, current_call
 from estimators.graph.choice import GraphPathNeeded
 
@@ -35,8 +37,8 @@ _METHODS = {"assign": lambda old, value: value, "assign_add": lambda old, delta:
 _RAW_WRITES = ("assign_variable_op", "assign_add_variable_op", "assign_sub_variable_op", "resource_scatter_add",
                "resource_scatter_sub", "resource_scatter_mul", "resource_scatter_div", "resource_scatter_min",
                "resource_scatter_max", "resource_scatter_update")
-_lock = threading.Lock()
-_installed = False
+_MARK = "_estimators_guarded"
+_classes: list[type] = []  # _variable_classes(), found once
 
 
 def mark_saved(variable: Any, global_step: bool = False, keras: bool = False) -> None:
@@ -82,14 +84,17 @@ def _guarded(original: Callable, would_be: Callable) -> Callable:
     @functools.wraps(original)
     def write(self, value, use_locking=None, name=None, read_value=True):
         call = current_call()
-        _check_tf2_can_run(call or call_in_graph(), self)
+        in_graph = call or call_in_graph()
+        if in_graph is None:  # not in a model_fn call the engine runs: TensorFlow's own write
+            return original(self, value, use_locking=use_locking, name=name, read_value=read_value)
+        _check_tf2_can_run(in_graph, self)
         if not _suppressed(call, self):
             return original(self, value, use_locking=use_locking, name=name, read_value=read_value)
         if not read_value:
             return tf.no_op()
         return would_be(self.read_value(), tf.cast(value, self.dtype))
 
-    write._estimators_guarded = True  # noqa: SLF001
+    setattr(write, _MARK, True)
     return write
 
 
@@ -101,7 +106,7 @@ def _raw_guarded(original: Callable) -> Callable:
             return tf.no_op()
         return original(*args, **kwargs)
 
-    write._estimators_guarded = True  # noqa: SLF001
+    setattr(write, _MARK, True)
     return write
 
 
@@ -116,18 +121,16 @@ def _variable_classes() -> list[type]:
 
 
 def install() -> None:
-    """Wraps the variable classes' writes once (idempotent; they change nothing outside model_fn calls)."""
-    global _installed
-    with _lock:
-        if _installed:
-            return
-        for cls in _variable_classes():
-            for method, would_be in _METHODS.items():
-                original = cls.__dict__.get(method)
-                if original is not None and not getattr(original, "_estimators_guarded", False):
-                    setattr(cls, method, _guarded(original, would_be))
-        for name in _RAW_WRITES:
-            original = getattr(gen_resource_variable_ops, name)
-            if not getattr(original, "_estimators_guarded", False):
-                setattr(gen_resource_variable_ops, name, _raw_guarded(original))
-        _installed = True
+    """Wraps the variable classes' writes and the raw write ops for the engine call (scoped_patches.engine_call,
+    which calls this under its lock; idempotent: wrapped functions are marked)."""
+    if not _classes:
+        _classes.extend(_variable_classes())
+    for cls in _classes:
+        for method, would_be in _METHODS.items():
+            original = cls.__dict__.get(method)
+            if original is not None and not getattr(original, _MARK, False):
+                scoped_patches.replace(cls, method, _guarded(original, would_be))
+    for name in _RAW_WRITES:
+        original = vars(gen_resource_variable_ops)[name]
+        if not getattr(original, _MARK, False):
+            scoped_patches.replace(gen_resource_variable_ops, name, _raw_guarded(original))

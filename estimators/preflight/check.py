@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 
 from estimators import precision
+from estimators.compat.scoped_patches import engine_call
 from estimators.mode_keys import ModeKeys
 from estimators.preflight import inputs
 from estimators.preflight.compile import CoreSteps
 from estimators.preflight.graph_checks import graph_findings
 from estimators.preflight.report import ERROR, Finding, PreflightReport, StepSummary
-from estimators.runtime.collection import paused_collection
+from estimators.runtime.collection import safe_point
 
 DEFAULT_CORES = 8  # a TPU v2-8 / v3-8 / v4-8 host: the replica layout TPUEstimator compiled for
 _MODE_ALIASES = {"train": ModeKeys.TRAIN, "eval": ModeKeys.EVAL, "evaluate": ModeKeys.EVAL,
@@ -50,7 +51,7 @@ def preflight(estimator: Any, input_fns: Callable | Mapping[str, Callable],
         raise ValueError(f"num_cores must be a positive integer, got {cores!r}.")
     by_mode = _input_fns_by_mode(estimator, input_fns)
     report = PreflightReport(cores, precision.resolve(estimator.config, estimator.params))
-    with paused_collection(collect_first=True), _random_state_kept():
+    with safe_point(collect_first=True), engine_call(), _random_state_kept():
         steps = CoreSteps(estimator.model_fn, estimator.params, estimator.config, cores,
                           lambda params, batch: dict(estimator._params_for_model_fn(params, batch), use_tpu=True))  # noqa: SLF001
         for mode, input_fn in by_mode.items():

@@ -6,6 +6,8 @@ global step (compat/collections.py), the train-op guard and ungated v1 gradients
 `get_updates_for` on Keras layers (compat/keras_updates.py) and Keras's
 dtype policy for the run's precision (estimators/precision.py), and is the current call on its
 thread while it runs, so the variable store and the optimizers can record what it created and applied.
+The guards are installed while the call runs (entering it installs them, compat/scoped_patches.py),
+and taken away when the outermost engine call ends.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import precision
-from estimators.compat import keras_updates, optimizer_guard, write_guard
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
 from estimators.compat.fn_args import declared_args
@@ -41,9 +42,6 @@ def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, 
         raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument to "
                          "model_fn, or return features only from input_fn.")
     values = {"features": features, "labels": labels, "mode": call.mode, "params": params, "config": config}
-    optimizer_guard.install()
-    keras_updates.install()
-    write_guard.install()
     computes_in = precision.resolve(config, params)
     with (entered(call), naming.call_names() as names, call_collections(global_step) as collections,
           precision.policy_scope(computes_in)):

@@ -1,0 +1,265 @@
+"""Outside engine calls, TensorFlow and Keras are exactly as without this library (issue 16, item 3).
+
+The TF2 path's guards (optimizer and variable-write wrappers, Keras 2's get_updates_for) exist only
+while an engine call runs and act only inside its model_fn calls; Python's garbage collector and the
+process's random streams are left as the program set them. Each test pins one of these; each failed
+on the code that installed the guards once and for all, paused collection for a whole train() and
+seeded the process-wide random streams while it ran.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import random
+import threading
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from tensorflow.python.distribute import tpu_values
+from tensorflow.python.distribute import values as distribute_values
+from tensorflow.python.eager import context
+from tensorflow.python.ops import gen_resource_variable_ops, resource_variable_ops
+
+from estimators import Hook, RunConfig, TPUConfig, TPUEstimator
+from tests import engine_models as m
+from tests.test_engine_export import _receiver
+
+_ABSENT = object()
+_RAW_WRITES = ("assign_variable_op", "assign_add_variable_op", "assign_sub_variable_op", "resource_scatter_add",
+               "resource_scatter_sub", "resource_scatter_mul", "resource_scatter_div", "resource_scatter_min",
+               "resource_scatter_max", "resource_scatter_update")
+_KERAS_OPTIMIZER = ("apply_gradients", "apply", "add_variable", "add_variable_from_reference")
+_TF_KERAS_OPTIMIZER = ("apply_gradients", "add_weight", "add_slot", "__init__", "_build_learning_rate",
+                       "add_variable", "add_variable_from_reference")
+
+
+def _import_if_present(name: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _keras_base_optimizer() -> type:
+    return next(c for c in keras.optimizers.Optimizer.__mro__ if c.__name__ == "BaseOptimizer")
+
+
+def _variable_classes() -> list[type]:
+    found = []
+    for module in (resource_variable_ops, distribute_values, tpu_values):
+        found += [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, tf.Variable)]
+    return found
+
+
+def _tf_keras_optimizers() -> list[type]:
+    legacy = _import_if_present("tf_keras.src.optimizers.legacy.optimizer_v2")
+    current = _import_if_present("tf_keras.src.optimizers.optimizer")
+    return [c for c in (getattr(legacy, "OptimizerV2", None), getattr(current, "_BaseOptimizer", None)) if c]
+
+
+_GROUPS = {
+    "keras_optimizer": lambda: [(_keras_base_optimizer(), n) for n in _KERAS_OPTIMIZER],
+    "v1_optimizer": lambda: [(tf.compat.v1.train.Optimizer, n) for n in ("apply_gradients", "compute_gradients")],
+    "tf_keras_optimizers": lambda: [(c, n) for c in _tf_keras_optimizers() for n in _TF_KERAS_OPTIMIZER],
+    "variable_writes": lambda: [(c, n) for c in _variable_classes() for n in ("assign", "assign_add", "assign_sub")],
+    "raw_write_ops": lambda: [(gen_resource_variable_ops, n) for n in _RAW_WRITES],
+}
+
+
+def _snapshot() -> dict:
+    """{group: {(owner, name): the owner's own attribute or _ABSENT}}."""
+    return {group: {(owner, name): vars(owner).get(name, _ABSENT) for owner, name in listed()}
+            for group, listed in _GROUPS.items()}
+
+
+def _estimator(model_dir, model_fn=m.linear_model_fn, **config) -> TPUEstimator:
+    return TPUEstimator(model_fn, config=RunConfig(model_dir=str(model_dir), **config), use_tpu=False,
+                        train_batch_size=8, eval_batch_size=8, predict_batch_size=8)
+
+
+def _every_engine_call(estimator: TPUEstimator, export_dir) -> None:
+    x, y = m.dataset(32)
+    estimator.train(m.train_input_fn(x, y), max_steps=2)
+    estimator.evaluate(m.eval_input_fn(x, y))
+    assert len(list(estimator.predict(m.predict_input_fn(x)))) == 32
+    estimator.export_saved_model(str(export_dir), _receiver())
+
+
+@pytest.fixture(scope="module")
+def around_engine_calls(tmp_path_factory):
+    """The guarded attributes before and after train, evaluate, predict and export (tf_keras imported first)."""
+    _import_if_present("tf_keras.src.engine.base_layer")
+    _tf_keras_optimizers()
+    before = _snapshot()
+    _every_engine_call(_estimator(tmp_path_factory.mktemp("model")), tmp_path_factory.mktemp("export"))
+    return before, _snapshot()
+
+
+@pytest.mark.parametrize("group", sorted(_GROUPS))
+def test_tensorflow_and_keras_attributes_are_the_originals_after_engine_calls(around_engine_calls, group):
+    before, after = around_engine_calls
+    assert before[group], f"nothing to compare in {group}"
+    changed = [f"{getattr(owner, '__name__', owner)}.{name}" for (owner, name), value in after[group].items()
+               if value is not before[group][(owner, name)]]
+    assert changed == []
+
+
+def test_keras_layers_have_no_get_updates_for_after_an_engine_call(around_engine_calls):
+    assert not hasattr(keras.layers.Dense(1), "get_updates_for")
+    assert not hasattr(keras.layers.Layer, "get_updates_for")
+
+
+def test_the_garbage_collectors_settings_are_the_programs_after_engine_calls(tmp_path):
+    was_threshold = gc.get_threshold()
+    gc.set_threshold(1234, 7, 3)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        _every_engine_call(_estimator(tmp_path / "model"), tmp_path / "export")
+        assert (gc.isenabled(), gc.get_threshold()) == (True, (1234, 7, 3))
+        assert 0 < gc.get_freeze_count() <= frozen  # still frozen (frozen objects that died have left)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*was_threshold)
+
+
+class _RecordsCollection(Hook):
+    def __init__(self) -> None:
+        self.enabled: list[bool] = []
+
+    def after_loop(self, info) -> None:
+        self.enabled.append(gc.isenabled())
+
+
+def test_automatic_garbage_collection_stays_on_while_training_hooks_run(tmp_path):
+    assert gc.isenabled()
+    hook = _RecordsCollection()
+    x, y = m.dataset(32)
+    estimator = _estimator(tmp_path, tpu_config=TPUConfig(iterations_per_loop=1))
+    estimator.train(m.train_input_fn(x, y), max_steps=2, hooks=[hook])
+    assert hook.enabled == [True, True]
+
+
+def _blocking_model_fn(inside: threading.Event, go: threading.Event):
+    """linear_model_fn that, in its first call, says it is inside and waits for the other thread."""
+
+    def model_fn(features, labels, mode, params):
+        if not inside.is_set():
+            inside.set()
+            assert go.wait(timeout=300), "the other thread never finished"
+        return m.linear_model_fn(features, labels, mode, params)
+
+    return model_fn
+
+
+def _while_model_fn_runs(tmp_path, mode: str, other_thread, **config) -> dict:
+    """Runs other_thread(results) on another thread while the engine's first model_fn call (in `mode`) waits."""
+    inside, go, results = threading.Event(), threading.Event(), {}
+
+    def other() -> None:
+        try:
+            assert inside.wait(timeout=300)
+            other_thread(results)
+        except BaseException as err:  # reported by the test, after the engine call
+            results["error"] = err
+        finally:
+            go.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    estimator = _estimator(tmp_path, _blocking_model_fn(inside, go), **config)
+    x, y = m.dataset(32)
+    if mode == "train":
+        estimator.train(m.train_input_fn(x, y), max_steps=1)
+    else:
+        estimator.evaluate(m.eval_input_fn(x, y), steps=1)
+    thread.join(timeout=300)
+    assert "error" not in results, results.get("error")
+    return results
+
+
+def test_another_threads_keras_layers_have_no_get_updates_for_during_an_engine_call(tmp_path):
+    results = _while_model_fn_runs(tmp_path, "evaluate", lambda out: out.update(
+        has=hasattr(keras.layers.Dense(1), "get_updates_for")))
+    assert results == {"has": False}
+
+
+def test_another_threads_own_writes_and_optimizer_updates_take_effect_during_an_evaluation(tmp_path):
+    def own_code(out: dict) -> None:
+        weight = tf.Variable(1.0)
+        optimizer = keras.optimizers.SGD(1.0)
+        optimizer.build([weight])
+        v1 = tf.compat.v1.train.GradientDescentOptimizer(1.0)
+
+        @tf.function
+        def step():
+            weight.assign(5.0)
+            optimizer.apply_gradients([(tf.constant(1.0), weight)])
+            v1.apply_gradients([(tf.constant(1.0), weight)])
+            weight.assign_sub(0.5)
+
+        step()
+        out["weight"] = float(weight.numpy())
+
+    assert _while_model_fn_runs(tmp_path, "evaluate", own_code) == {"weight": 2.5}
+
+
+def test_another_threads_python_and_numpy_random_streams_are_its_own_during_a_seeded_engine_call(tmp_path):
+    random.seed(5)
+    np.random.seed(5)
+    expected = (random.Random(5).random(), np.random.RandomState(5).rand())
+    results = _while_model_fn_runs(tmp_path, "train", lambda out: out.update(
+        drawn=(random.random(), np.random.rand())), tf_random_seed=42)
+    assert results == {"drawn": expected}
+
+
+def test_a_seeded_engine_call_leaves_the_global_seed_and_the_random_streams_as_they_were(tmp_path):
+    tf.random.set_seed(7)
+    random.seed(8)
+    np.random.seed(9)
+    before = (context.global_seed(), random.getstate(), np.random.get_state()[1].tobytes())
+    x, y = m.dataset(32)
+    _estimator(tmp_path, tf_random_seed=42).train(m.train_input_fn(x, y), max_steps=1)
+    assert (context.global_seed(), random.getstate(), np.random.get_state()[1].tobytes()) == before
+
+
+def test_every_model_fn_call_runs_guarded_and_nothing_traces_model_fn_after_the_engine_calls(tmp_path):
+    """Retraces inside engine calls (a second evaluate on another batch size) are guarded; the exported
+    SavedModel, loaded and called afterwards, runs without model_fn and without any guard installed."""
+    from estimators.compat import scoped_patches
+
+    seen = []
+
+    def model_fn(features, labels, mode, params):
+        seen.append((mode, scoped_patches.active(), hasattr(keras.layers.Dense(1), "get_updates_for")))
+        return m.linear_model_fn(features, labels, mode, params)
+
+    estimator = _estimator(tmp_path / "model", model_fn)
+    _every_engine_call(estimator, tmp_path / "export")
+    x, y = m.dataset(12)
+    estimator.evaluate(lambda params: tf.data.Dataset.from_tensor_slices((x, y)).batch(3))  # another signature
+    calls = len(seen)
+    exported = tf.io.gfile.glob(str(tmp_path / "export" / "*"))[0]
+    serve = tf.saved_model.load(exported).signatures["serving_default"]
+    assert set(serve(tf.constant(x))) >= {"logits", "classes"}
+    assert not scoped_patches.active()
+    assert len(seen) == calls
+    assert {mode for mode, _, _ in seen} == {"train", "eval", "infer"}
+    assert all(active and has for _, active, has in seen)
+
+
+def test_a_failing_model_fn_leaves_nothing_installed(tmp_path):
+    before = _snapshot()
+
+    def model_fn(features, labels, mode, params):
+        raise ValueError("model_fn failed")
+
+    x, y = m.dataset(32)
+    with pytest.raises(ValueError, match="model_fn failed"):
+        _estimator(tmp_path, model_fn).train(m.train_input_fn(x, y), max_steps=1)
+    after = _snapshot()
+    assert all(after[group][key] is value for group in before for key, value in before[group].items())
+    assert not hasattr(keras.layers.Dense(1), "get_updates_for")
