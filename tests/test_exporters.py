@@ -63,7 +63,7 @@ def test_exports_to_keep_none_keeps_every_export(tmp_path):
 
 
 def test_exporter_arguments_are_checked_when_made():
-    with pytest.raises(ValueError, match="exports_to_keep must be a positive integer or None"):
+    with pytest.raises(ValueError, match="`exports_to_keep`, if provided, must be a positive number"):
         LatestExporter("latest", RECEIVER, exports_to_keep=0)
     with pytest.raises(ValueError, match="name must be a non-empty string"):
         LatestExporter("", RECEIVER)

@@ -59,6 +59,7 @@ COUNTERPARTS = {
     "mode_keys": ["estimators.mode_keys"],
     "training": ["estimators.training.train_and_evaluate"],
     "exporter": ["estimators.export.exporters"],
+    "gc": ["estimators.export.gc"],
     "early_stopping": ["estimators.experimental.early_stopping"],
     "export.export_lib": ["estimators.export.receivers", "estimators.export.outputs"],
     "export.export": ["estimators.export.receivers"],

@@ -18,6 +18,7 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.export import gc
 from estimators.training.summaries import scalar_value
 
 _LOSS = "loss"
@@ -94,24 +95,25 @@ class _SavedModelExport:
 
 def _check_exports_to_keep(exports_to_keep: int | None) -> None:
     if exports_to_keep is not None and (not isinstance(exports_to_keep, int) or exports_to_keep <= 0):
-        raise ValueError(f"exports_to_keep must be a positive integer or None (keep all), got {exports_to_keep!r}.")
+        raise ValueError(f"`exports_to_keep`, if provided, must be a positive number: a positive integer or None "
+                         f"(keep all), got {exports_to_keep!r}.")
 
 
 def garbage_collect_exports(export_dir_base: str, exports_to_keep: int | None) -> None:
     """Deletes all but the newest `exports_to_keep` exports (10-digit folder names) in export_dir_base."""
     if exports_to_keep is None or not tf.io.gfile.isdir(export_dir_base):
         return
-    versions = []
-    for entry in tf.io.gfile.listdir(export_dir_base):
-        entry = entry.rstrip("/")  # GCS lists folders with a trailing slash
-        if len(entry) == 10 and entry.isdigit():
-            versions.append(int(entry))
-    for version in sorted(versions)[:-exports_to_keep]:
-        path = os.path.join(export_dir_base, str(version))
+
+    def timestamp(path: gc.Path) -> gc.Path | None:
+        name = os.path.basename(path.path)
+        return path._replace(export_version=int(name)) if len(name) == 10 and name.isdigit() else None
+
+    paths = gc.get_paths(export_dir_base, timestamp)
+    for path in gc.negation(gc.largest_export_versions(exports_to_keep))(paths):
         try:
-            tf.io.gfile.rmtree(path)
+            tf.io.gfile.rmtree(path.path)
         except tf.errors.NotFoundError as err:
-            logging.warning("Can not delete %s recursively: %s", path, err)
+            logging.warning("Can not delete %s recursively: %s", path.path, err)
 
 
 class LatestExporter(Exporter):
