@@ -111,3 +111,10 @@ def test_train_spec_refuses_a_hook_of_another_kind_with_a_type_error():
 def test_run_config_replace_keeps_the_cluster_of_the_original():
     config = _config("worker", index=1)
     assert config.replace(experimental_max_worker_delay_secs=0).task_id == 1
+
+
+def test_train_refuses_a_hook_of_another_kind_with_2_15s_type_error():
+    from estimators.training.hooks import Hook, checked_hooks
+
+    with pytest.raises(TypeError, match="train\\(\\) hooks: each hook must be a SessionRunHook .* got str"):
+        checked_hooks(["not-a-hook"], "train() hooks", Hook)

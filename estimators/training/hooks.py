@@ -166,6 +166,10 @@ def checked_hooks(hooks: Iterable | None, what: str, kind: type = Hook) -> list:
             result.append(hook)  # the call that gets it runs on the graph path (estimators/graph/choice.py)
             continue
         if not isinstance(hook, kind):
-            raise ValueError(f"{what}: expected estimators.{kind.__name__} objects, got {type(hook).__name__}.")
+            if kind is Hook:
+                raise TypeError(f"{what}: each hook must be a SessionRunHook (tf.compat.v1.train) or an "
+                                f"estimators.Hook; got {type(hook).__name__}.")
+            raise TypeError(f"{what} must be a list of CheckpointSaverListener (tf.compat.v1.train) or "
+                            f"estimators.{kind.__name__} objects; got {type(hook).__name__}.")
         result.append(hook)
     return result
