@@ -60,6 +60,7 @@ COUNTERPARTS = {
     "training": ["estimators.training.train_and_evaluate"],
     "exporter": ["estimators.export.exporters"],
     "gc": ["estimators.export.gc"],
+    "util": ["estimators.inputs.parse"],
     "early_stopping": ["estimators.experimental.early_stopping"],
     "export.export_lib": ["estimators.export.receivers", "estimators.export.outputs"],
     "export.export": ["estimators.export.receivers"],
