@@ -1,7 +1,8 @@
 """Replication as tf.estimator 2.15 ran train_distribute / eval_distribute: input_fn once per worker with its
 InputContext, each replica taking its own batch, model_fn once per replica (graph path: in a tf.Graph under
 the strategy's scope; TF2 path: in strategy.run). Numbers against 2.15 itself: tests/test_silent_cases_215.py
-(the EMA under MirroredStrategy case). conftest.py gives this process 8 logical CPUs.
+(the EMA under MirroredStrategy case, on 2 replicas). Here: conftest.py's MirroredStrategy over 8 logical
+CPUs (one per process: strategies made side by side reuse collective keys) against one device.
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ def batches_of(size: int):
     return input_fn
 
 
-def _estimator(tmp_path, replicas: int, execution: str) -> estimators.Estimator:
-    strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)]) if replicas > 1 else None
+def _estimator(tmp_path, strategy, execution: str) -> estimators.Estimator:
     config = estimators.RunConfig(model_dir=str(tmp_path), train_distribute=strategy, eval_distribute=strategy,
                                   execution=execution)
     return estimators.Estimator(linear_model_fn, config=config)
@@ -47,37 +47,37 @@ def _weights(estimator: estimators.Estimator) -> np.ndarray:
 
 
 @pytest.mark.parametrize("execution", ["graph", "tf2"])
-def test_each_replica_trains_on_its_own_batch_from_input_fn(tmp_path, execution):
-    """Two replicas each taking a batch of 4 train as one device on batches of 8 (2.15: the global batch is
+def test_each_replica_trains_on_its_own_batch_from_input_fn(tmp_path, execution, eight_replicas):
+    """Eight replicas each taking a batch of 2 train as one device on batches of 16 (2.15: the global batch is
     input_fn's batch times the replicas, the v1 optimizer's update the mean over it)."""
-    two = _estimator(tmp_path / "two", 2, execution)
-    two.train(batches_of(4), steps=3)
-    one = _estimator(tmp_path / "one", 1, execution)
-    one.train(batches_of(8), steps=3)
-    assert two.get_variable_value("global_step") == 3
-    np.testing.assert_allclose(_weights(two), _weights(one), rtol=1e-5)
+    eight = _estimator(tmp_path / "eight", eight_replicas, execution)
+    eight.train(batches_of(2), steps=3)
+    one = _estimator(tmp_path / "one", None, execution)
+    one.train(batches_of(16), steps=3)
+    assert eight.get_variable_value("global_step") == 3
+    np.testing.assert_allclose(_weights(eight), _weights(one), rtol=1e-5)
 
 
 @pytest.mark.parametrize("execution", ["graph", "tf2"])
-def test_input_fn_gets_the_strategys_input_context(tmp_path, execution):
-    """input_fn that declares input_context is called with the strategy's (one pipeline, two replicas)."""
+def test_input_fn_gets_the_strategys_input_context(tmp_path, execution, eight_replicas):
+    """input_fn that declares input_context is called with the strategy's (one pipeline, eight replicas)."""
     seen = []
 
     def input_fn(input_context):
         seen.append((input_context.num_input_pipelines, input_context.num_replicas_in_sync))
         return batches_of(4)()
 
-    _estimator(tmp_path, 2, execution).train(input_fn, steps=1)
-    assert seen and set(seen) == {(1, 2)}
+    _estimator(tmp_path, eight_replicas, execution).train(input_fn, steps=1)
+    assert seen and set(seen) == {(1, 8)}
 
 
-def test_evaluation_under_eval_distribute_averages_every_replicas_batches(tmp_path):
-    """evaluate() on two replicas over 16 rows in batches of 4: the loss and metrics average all 16 rows, as
+def test_evaluation_under_eval_distribute_averages_every_replicas_batches(tmp_path, eight_replicas):
+    """evaluate() on eight replicas over 16 rows in batches of 2: the loss and metrics average all 16 rows, as
     one device's evaluation of the same checkpoint does."""
-    finite = lambda: tf.data.Dataset.from_tensor_slices((X, Y)).batch(4)  # noqa: E731
-    two = _estimator(tmp_path, 2, "graph")
-    two.train(batches_of(4), steps=2)
-    distributed = two.evaluate(finite)
+    finite = lambda: tf.data.Dataset.from_tensor_slices((X, Y)).batch(2)  # noqa: E731
+    eight = _estimator(tmp_path, eight_replicas, "graph")
+    eight.train(batches_of(2), steps=2)
+    distributed = eight.evaluate(finite)
     single = estimators.Estimator(linear_model_fn, config=estimators.RunConfig(model_dir=str(tmp_path),
                                                                                execution="graph"))
     local = single.evaluate(finite, name="one_device")
@@ -86,9 +86,9 @@ def test_evaluation_under_eval_distribute_averages_every_replicas_batches(tmp_pa
         np.testing.assert_allclose(distributed[key], local[key], rtol=1e-5)
 
 
-def test_graph_path_refuses_an_input_fn_of_tensors_under_a_strategy(tmp_path):
+def test_graph_path_refuses_an_input_fn_of_tensors_under_a_strategy(tmp_path, eight_replicas):
     """2.15 needed a Dataset to give each replica its own batches; tensors get one clear error, before training."""
-    estimator = _estimator(tmp_path, 2, "graph")
+    estimator = _estimator(tmp_path, eight_replicas, "graph")
     with pytest.raises(ValueError, match="must return a tf.data.Dataset|needs it to return a tf.data.Dataset"):
         estimator.train(lambda: (tf.constant(X), tf.constant(Y)), steps=1)
     assert estimator.latest_checkpoint() is None
