@@ -40,7 +40,7 @@ from estimators.graph import predict as graph_predict
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
-from estimators.runtime.collection import Held, free_in_background, paused_collection
+from estimators.runtime.collection import Held, free_in_background, safe_point
 from estimators.runtime.model_fn_call import model_fn_args
 from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
@@ -392,7 +392,7 @@ class Estimator:
         display = ProgressDisplay("train", total=None if math.isinf(target) else int(target), start=start)
         summaries = self._step_summaries(runtime)  # its variable outside the strategy: chief-only state
         _ = self._input_position  # made here, outside the strategy: no worker-side collective
-        with display, lock as held, paused_collection(collect_first=True), runtime.strategy.scope(), \
+        with display, lock as held, safe_point(collect_first=True), runtime.strategy.scope(), \
                 stopping_on_signals(self._stop):
             per_step = self._input_elements_per_step(runtime)
 
@@ -534,7 +534,7 @@ class Estimator:
         loop, trace = runtime.inference_loop(mode, batch_size)
         iterator = Held()  # the only reference: freed in the background when this generator ends
         try:
-            with paused_collection(collect_first=True), runtime.strategy.scope():
+            with safe_point(collect_first=True), runtime.strategy.scope():
                 iterator.value = iter(self._distributed_dataset(runtime, input_fn, mode))
                 first_value = next(iterator.value)
                 runtime.remember_eval_element(first_value)
@@ -546,7 +546,7 @@ class Estimator:
             while remaining > 0:
                 iterations = per_loop.next(remaining)
                 started = time.monotonic()
-                with paused_collection(), runtime.strategy.scope():
+                with safe_point(), runtime.strategy.scope():
                     result, first_value = loop(iterator.value, first_value, iterations)
                     runtime.global_step.assign(step)
                     remaining -= result.steps
@@ -619,7 +619,7 @@ class Estimator:
                              "pass checkpoint_path.")
         if self._path() == choice.TF2:
             try:
-                with paused_collection(collect_first=True):
+                with safe_point(collect_first=True):
                     return export_saved_model(
                         self._model_fn, self._params, self._config, path, export_dir_base, serving_input_receiver_fn,
                         assets_extra=assets_extra, as_text=as_text, experimental_mode=experimental_mode,

@@ -79,4 +79,3 @@ def safe_point(collect_first: bool = False) -> Iterator[None]:
     yield
 
 
-paused_collection = safe_point  # the name engine call sites still use; it no longer pauses anything
