@@ -23,6 +23,7 @@ class CallGraph:
     global_step: tf.Variable
     spec: SessionSpec
     input_hooks: list
+    strategy: Any = None  # the strategy replicating model_fn, or None (one device)
 
 
 @contextlib.contextmanager
@@ -31,8 +32,8 @@ def seeded_graph(estimator: Any, strategy: Any = None) -> Iterator[tf.Graph]:
     with model_fn calls marked as the graph path's (as tf.estimator began every call and export); with a
     strategy, the block runs in its scope (the global step then is one of its variables)."""
     graph = tf.Graph()
-    scope = strategy.scope() if strategy is not None else contextlib.nullcontext()
-    with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"), scope:
+    with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"), \
+            (strategy.scope() if strategy is not None else contextlib.nullcontext()):  # made in the new graph
         if estimator.config.tf_random_seed is not None:
             tf.compat.v1.set_random_seed(estimator.config.tf_random_seed)
         tf.compat.v1.train.get_or_create_global_step()
@@ -58,7 +59,7 @@ def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGr
             with scaling:
                 spec = replicated.replicated_spec(strategy, estimator.model_fn, features, labels, mode,
                                                   model_fn_params, estimator.config)
-        yield CallGraph(tf.compat.v1.train.get_global_step(), spec, input_hooks)
+        yield CallGraph(tf.compat.v1.train.get_global_step(), spec, input_hooks, strategy)
 
 
 def ensure_saver(scaffold: Any) -> None:

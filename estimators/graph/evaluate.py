@@ -11,6 +11,7 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.graph import replicated
 from estimators.graph.build import call_graph, ensure_saver
 from estimators.graph.hooks import session_hooks
 from estimators.mode_keys import ModeKeys
@@ -53,7 +54,8 @@ def evaluate(estimator: Any, input_fn: Callable, steps: int | None, hooks: Any, 
         all_hooks = [*built.input_hooks, _StopAfter(steps), *session_hooks(hooks, "evaluate() hooks", spec.loss),
                      *spec.evaluation_hooks, final]
         ensure_saver(spec.scaffold)
-        creator = tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, config=estimator.config.session_config,
+        master, session_config = replicated.session_target(built.strategy, estimator.config.session_config)
+        creator = tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, master=master, config=session_config,
                                                          checkpoint_filename_with_path=path)
         with tf.compat.v1.train.MonitoredSession(creator, hooks=all_hooks) as session:
             while not session.should_stop():

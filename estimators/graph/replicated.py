@@ -18,16 +18,45 @@ from estimators.compat.input_fn_call import input_fn_args
 from estimators.graph.specs import SessionSpec, call_model_fn
 from estimators.mode_keys import ModeKeys
 
-# Strategies whose graph-mode replication (call_for_each_replica, make_input_fn_iterator) runs in one process.
-_ONE_MACHINE = ("MirroredExtended", "OneDeviceExtended", "_DefaultDistributionExtended")
+# Strategies whose graph-mode replication (call_for_each_replica, make_input_fn_iterator) the graph path runs:
+# in one process, and across workers with collectives (MultiWorkerMirroredStrategy).
+_REPLICATING = ("MirroredExtended", "OneDeviceExtended", "_DefaultDistributionExtended", "CollectiveAllReduceExtended")
+_servers: dict[str, Any] = {}  # this process's tf.distribute.Server per task address (one per process)
 
 
 def unsupported(strategy: Any) -> str | None:
     """Why the graph path cannot run `strategy` here (None when it can)."""
-    if strategy is None or type(strategy.extended).__name__ in _ONE_MACHINE:
+    if strategy is None or type(strategy.extended).__name__ in _REPLICATING:
         return None
-    return (f"{type(strategy).__name__} (the graph path replicates model_fn on one machine: MirroredStrategy or "
-            "OneDeviceStrategy)")
+    return (f"{type(strategy).__name__} (the graph path replicates model_fn with MirroredStrategy, "
+            "OneDeviceStrategy or MultiWorkerMirroredStrategy)")
+
+
+def spans_workers(strategy: Any) -> bool:
+    """Whether `strategy`'s replicas live in several worker processes (a TF_CONFIG cluster)."""
+    return strategy is not None and bool(getattr(strategy.extended, "_cluster_spec", None)) and \
+        strategy.extended._num_workers > 1  # noqa: SLF001
+
+
+def session_target(strategy: Any, session_config: Any) -> tuple[str, Any]:
+    """(master, ConfigProto) for this process's sessions under `strategy`: ("", session_config) on one machine.
+
+    Across workers a session runs on this task's server, its config naming the collective group leader (what
+    2.15's distribute coordinator set up): the server TensorFlow started for a strategy made eagerly, else one
+    started here once per process (a program with eager execution disabled).
+    """
+    if not spans_workers(strategy):
+        return "", session_config
+    config = strategy.update_config_proto(session_config or tf.compat.v1.ConfigProto())
+    resolver = strategy.cluster_resolver
+    cluster = resolver.cluster_spec()
+    address = cluster.task_address(resolver.task_type, resolver.task_id)
+    if getattr(strategy.extended, "_std_server_started", False):
+        return f"grpc://{address}", config
+    if address not in _servers:
+        _servers[address] = tf.distribute.Server(cluster, job_name=resolver.task_type, task_index=resolver.task_id,
+                                                 config=config, start=True)
+    return _servers[address].target, config
 
 
 class _DistributedIteratorInitializer(tf.compat.v1.train.SessionRunHook):

@@ -20,6 +20,7 @@ from estimators import log as logging
 from estimators.checkpoint import warm_start
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.checkpoint.model_dir_check import check_model_dir
+from estimators.graph import replicated
 from estimators.graph.build import call_graph, ensure_saver
 from estimators.graph.hooks import session_hooks
 from estimators.graph.saving import CheckpointHook, StopOnSignal
@@ -67,10 +68,14 @@ def train(estimator: Any, input_fn: Callable, hooks: Any, steps: int | None, max
         if config.save_summary_steps:
             chief_hooks.append(tf.compat.v1.train.SummarySaverHook(
                 save_steps=config.save_summary_steps, output_dir=estimator.model_dir, scaffold=spec.scaffold))
-        session_creator = (tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, config=config.session_config,
+        master, session_config = replicated.session_target(built.strategy, config.session_config)
+        # Across collective workers each one initialises (or restores) its own copies, as 2.15's coordinator let
+        # them (worker 0's values are broadcast); otherwise only the chief does and the others wait for it.
+        session_creator = (tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, master=master, config=session_config,
                                                                   checkpoint_filename_with_path=latest)
-                           if chief else tf.compat.v1.train.WorkerSessionCreator(spec.scaffold,
-                                                                                config=config.session_config))
+                           if chief or replicated.spans_workers(built.strategy)
+                           else tf.compat.v1.train.WorkerSessionCreator(spec.scaffold, master=master,
+                                                                        config=session_config))
         loss = None
         with tf.compat.v1.train.MonitoredSession(session_creator, hooks=[*(chief_hooks if chief else []),
                                                                          *worker_hooks]) as session:

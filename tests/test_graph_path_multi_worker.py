@@ -1,0 +1,110 @@
+"""Two worker processes on 127.0.0.1 (TF_CONFIG) train a TF1 program on the graph path under
+MultiWorkerMirroredStrategy as the multi-worker Estimator tutorial did: each worker's input_fn shards with its
+InputContext, the replicas' gradients are all-reduced, and the result equals one process training on the
+global batch."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimators
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+PROGRAM = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import tensorflow as tf
+    if sys.argv[2] == "eager_disabled":
+        tf.compat.v1.disable_eager_execution()  # the tutorial's first line
+    import estimators
+    from tests.test_graph_path_multi_worker import X, Y, linear_model_fn
+
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    # Eager execution disabled chooses the graph path by itself; with it on, this v1 program asks for it.
+    config = estimators.RunConfig(model_dir=sys.argv[1], train_distribute=strategy, save_checkpoints_steps=10,
+                                  execution="graph" if sys.argv[2] == "eager" else None)
+
+    def input_fn(mode, input_context=None):
+        dataset = tf.data.Dataset.from_tensor_slices((X, Y)).repeat()
+        if input_context is not None:
+            dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+        return dataset.batch(4)
+
+    estimator = estimators.Estimator(linear_model_fn, config=config)
+    estimator.train(input_fn, steps=3)
+    result = {"chief": config.is_chief}
+    if config.is_chief:  # the checkpoint it wrote at the end
+        result.update(w=estimator.get_variable_value("w").tolist(), b=estimator.get_variable_value("b").tolist(),
+                      step=int(estimator.get_variable_value("global_step")))
+    print("RESULT " + json.dumps(result))
+""")
+
+X = (np.arange(32, dtype=np.float32).reshape(16, 2) % 7 - 3.0) / 3.0
+Y = (X @ np.array([[2.0], [-1.0]], np.float32) + 0.5).astype(np.float32)
+
+
+def linear_model_fn(features, labels, mode):
+    """A TF1 linear regression with plain SGD (its loss scaled by 1/replicas under a strategy)."""
+    w = tf.compat.v1.get_variable("w", [2, 1], initializer=tf.compat.v1.constant_initializer([[0.1], [0.2]]))
+    b = tf.compat.v1.get_variable("b", [1], initializer=tf.compat.v1.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(features, w) + b - labels))
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    return estimators.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def _free_ports(n: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def _two_workers(model_dir: str, mode: str) -> list[dict]:
+    workers = [f"127.0.0.1:{port}" for port in _free_ports(2)]
+    processes = []
+    for index in range(2):
+        tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
+        env = dict(os.environ, TF_CONFIG=json.dumps(tf_config), PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+        processes.append(subprocess.Popen([sys.executable, "-c", PROGRAM, model_dir, mode], cwd=ROOT, env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outputs = []
+    for process in processes:
+        try:
+            outputs.append(process.communicate(timeout=240))
+        except subprocess.TimeoutExpired:
+            for p in processes:
+                p.kill()
+            pytest.fail("the two workers did not finish in 240 s")
+    failed = [f"worker {i} exited {p.returncode}:\n{err[-3000:]}"
+              for i, (p, (_, err)) in enumerate(zip(processes, outputs, strict=True)) if p.returncode != 0]
+    assert not failed, "\n".join(failed)
+    return [json.loads(next(line[7:] for line in out.splitlines() if line.startswith("RESULT ")))
+            for out, _ in outputs]
+
+
+@pytest.mark.parametrize("mode", ["eager_disabled", "eager"])
+def test_two_workers_on_the_graph_path_train_as_one_process_on_the_global_batch(tmp_path, mode):
+    """Each worker takes batches of 4 from its shard (rows 0,2,4,6 and 1,3,5,7 of each 8): the chief's checkpoint
+    after three steps equals one process's three steps on batches of 8."""
+    chief, worker = _two_workers(str(tmp_path / "workers"), mode)
+    assert (chief["chief"], worker["chief"]) == (True, False)
+    single = estimators.Estimator(linear_model_fn, config=estimators.RunConfig(
+        model_dir=str(tmp_path / "single"), execution="graph"))
+    single.train(lambda: tf.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(8), steps=3)
+    assert chief["step"] == 3
+    np.testing.assert_allclose(np.array(chief["w"]), single.get_variable_value("w"), rtol=1e-5)
+    np.testing.assert_allclose(np.array(chief["b"]), single.get_variable_value("b"), rtol=1e-5)
