@@ -3,7 +3,8 @@
 FaultRelay sits between the emulator's TLS proxy and fake-gcs-server (plain HTTP on 127.0.0.1). A rule
 (substring of the URL-decoded request target, action) makes matching requests fail: "error" answers
 503 as an overloaded GCS does; "drop" closes the connection unanswered, as a stopped server does. All
-other requests pass through unchanged.
+other requests pass through unchanged. `times` makes a rule transient: it fails only the first N requests it
+matches (an overloaded service that recovers), then lets them through.
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"
 class FaultRelay:
     """Relays HTTP to `upstream_port`, failing requests whose decoded target contains a rule's substring."""
 
-    def __init__(self, upstream_port: int, rules: dict[str, str]):
+    def __init__(self, upstream_port: int, rules: dict[str, str], times: dict[str, int] | None = None):
         if set(rules.values()) - {"error", "drop"}:
             raise ValueError(f"rule actions are 'error' or 'drop', got {rules}")
+        if set(times or {}) - set(rules):
+            raise ValueError(f"times names substrings without a rule: {sorted(set(times or {}) - set(rules))}")
         self.rules = dict(rules)
+        self.left = dict(times or {})  # failures left for a transient rule; rules not named fail every time
         self.failed: list[str] = []
+        self.seen: list[str] = []  # every request relayed or failed, "METHOD target"
+        self._counting = threading.Lock()
         relay = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -37,7 +43,8 @@ class FaultRelay:
             def _relay(self) -> None:
                 body = self._body()
                 target = urllib.parse.unquote(self.path)
-                action = next((a for s, a in relay.rules.items() if s in target), None)
+                relay.seen.append(f"{self.command} {target}")
+                action = relay._action(target)
                 if action is not None:
                     relay.failed.append(f"{self.command} {target} -> {action}")
                     if action == "drop":
@@ -88,13 +95,25 @@ class FaultRelay:
         self._thread = threading.Thread(target=self._server.serve_forever, name="gcs-fault-relay", daemon=True)
         self._thread.start()
 
+    def _action(self, target: str) -> str | None:
+        with self._counting:
+            for substring, action in self.rules.items():
+                if substring not in target:
+                    continue
+                if substring not in self.left:
+                    return action
+                if self.left[substring] > 0:
+                    self.left[substring] -= 1
+                    return action
+            return None
+
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
 
 
-def insert_relay(emulator: GcsEmulator, rules: dict[str, str]) -> FaultRelay:
+def insert_relay(emulator: GcsEmulator, rules: dict[str, str], times: dict[str, int] | None = None) -> FaultRelay:
     """Puts a FaultRelay between a running emulator's TLS proxy and its server (for connections made after)."""
-    relay = FaultRelay(emulator.port, rules)
+    relay = FaultRelay(emulator.port, rules, times)
     emulator._proxy._upstream_port = relay.port  # the proxy reads it for every new connection
     return relay

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 import tensorflow as tf
 
 from estimators import log as logging
-from estimators.checkpoint import files, state_file, writer
+from estimators.checkpoint import files, state_file, storage, writer
 
 GLOBAL_STEP = "global_step"
 _OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"  # how object-based checkpoints key a variable's value
@@ -60,8 +60,9 @@ class Checkpointer:
     def latest(self) -> str | None:
         """The newest complete checkpoint: the state file's, else the one before it, else by listing.
 
-        None only when model_dir holds no checkpoint at all. Raises NoUsableCheckpointError when there
-        are checkpoints but none is complete (starting over would overwrite the run).
+        None only when model_dir demonstrably holds no checkpoint (its listing succeeded and shows none).
+        Raises NoUsableCheckpointError when there are checkpoints but none is complete (starting over would
+        overwrite the run), storage.ModelDirUnreadableError when the storage keeps failing to read model_dir.
         """
         state = state_file.read(self.model_dir)
         listed = files.find_checkpoints(self.model_dir)
@@ -127,9 +128,12 @@ class Checkpointer:
             kept = kept[len(dropped):]
             state_file.write(self.model_dir, kept)
             files.fsync([state_file.path(self.model_dir)], self.model_dir)
-        except (tf.errors.OpError, OSError, ValueError) as err:  # CheckpointCorruptError is a ValueError
-            self._discard(prefix)
-            previous = self._published()
+        except (tf.errors.OpError, OSError, ValueError, storage.ModelDirUnreadableError) as err:
+            self._discard(prefix)  # (CheckpointCorruptError is a ValueError)
+            try:
+                previous = self._published()
+            except storage.ModelDirUnreadableError:
+                previous = []
             raise CheckpointSaveError(
                 f"Could not save the checkpoint for step {step} in {self.model_dir}: {files.first_line(err)}. "
                 + (f"The latest checkpoint is still {previous[-1]}." if previous else "No checkpoint was written.")
@@ -154,7 +158,7 @@ class Checkpointer:
             if prefix not in self._published():
                 files.remove(prefix)
             files.remove_leftovers(self.model_dir)
-        except tf.errors.OpError:
+        except (tf.errors.OpError, storage.ModelDirUnreadableError):
             pass
 
     # -- reading -------------------------------------------------------------------------------------

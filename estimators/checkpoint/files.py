@@ -13,8 +13,11 @@ import re
 
 import tensorflow as tf
 from tensorflow.python.checkpoint import checkpoint_management
+from tensorflow.python.lib.io import _pywrap_file_io, file_io
 from tensorflow.python.training import py_checkpoint_reader
 from tensorflow.python.util import deprecation
+
+from estimators.checkpoint import storage
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"  # object-based checkpoints' metadata tensor, not a variable
 
@@ -42,11 +45,18 @@ def step_of(prefix: str) -> int | None:
 
 
 def find_checkpoints(model_dir: str) -> list[str]:
-    """Prefixes of `model.ckpt-N` / `ckpt-N` checkpoints that have an index file, by step (oldest first)."""
-    if not tf.io.gfile.isdir(model_dir):
+    """Prefixes of `model.ckpt-N` / `ckpt-N` checkpoints that have an index file, by step (oldest first).
+
+    [] only when the listing succeeded (or model_dir does not exist); a listing the storage keeps failing
+    raises storage.ModelDirUnreadableError. (tf.io.gfile.isdir and listdir's own directory check turn any
+    error into "not a directory", which would read as "no checkpoint".)
+    """
+    try:
+        names = storage.read(model_dir, "its listing", lambda: _pywrap_file_io.GetChildren(model_dir))
+    except tf.errors.NotFoundError:
         return []
     found = []
-    for name in tf.io.gfile.listdir(model_dir):
+    for name in names:
         match = _INDEX.match(name.rstrip("/"))
         if match:
             prefix = os.path.join(model_dir, match.group(1))
@@ -61,13 +71,21 @@ def problem(prefix: str) -> str | None:
     there and that the shards hold as many bytes as the index's tensors need (truncated data). Bit
     flips inside data of the right size are found by the checksums when restore() reads the values.
     """
+    where = os.path.dirname(prefix)
     try:
         reader = py_checkpoint_reader.NewCheckpointReader(prefix)
-    except (tf.errors.OpError, ValueError) as err:
-        if not tf.io.gfile.exists(prefix + ".index"):
+    except (tf.errors.OpError, ValueError):
+        # Damaged, absent, or the storage failing? The reader's errors do not say: read the index file itself
+        # (retried while the storage fails), then give the reader a second chance.
+        try:
+            storage.read(where, f"{prefix}.index", lambda: file_io.read_file_to_string(prefix + ".index", True))
+        except tf.errors.NotFoundError:
             return "no .index file"
-        return f"unreadable index ({first_line(err)})"
-    shards = data_files(prefix)
+        try:
+            reader = py_checkpoint_reader.NewCheckpointReader(prefix)
+        except (tf.errors.OpError, ValueError) as err:
+            return f"unreadable index ({first_line(err)})"
+    shards = storage.read(where, f"checkpoint {prefix}'s data files", lambda: data_files(prefix))
     counts = {int(_SHARD.search(path).group(2)) for path in shards}
     if len(counts) != 1:
         return "no data file" if not counts else "data files of two different saves"
@@ -75,7 +93,8 @@ def problem(prefix: str) -> str | None:
     present = {int(_SHARD.search(path).group(1)) for path in shards}
     if present != set(range(total)):
         return f"data shard(s) {sorted(set(range(total)) - present)} of {total} missing"
-    stored = sum(tf.io.gfile.stat(path).length for path in shards)
+    stored = storage.read(where, f"checkpoint {prefix}'s data files",
+                          lambda: sum(tf.io.gfile.stat(path).length for path in shards))
     needed, variable_size = _data_bytes(reader)
     if stored < needed or (stored != needed and not variable_size):
         return f"data files hold {stored} bytes, the index describes {needed}"

@@ -1,9 +1,16 @@
-"""The text `checkpoint` state file: read it without trusting it, write it with checkpoints named relative.
+"""The text `checkpoint` state file: read it without trusting it, write it as tf.estimator 2.15 wrote it.
 
-Reading and writing go through TensorFlow's own get_checkpoint_state / update_checkpoint_state, so the
-file stays the CheckpointState text proto every TensorFlow reader understands. A state file copied with
-its model_dir (to Drive, to another bucket) may name absolute paths of the old place: a checkpoint of
-the same name inside model_dir wins.
+The file is TensorFlow's CheckpointState text proto. Written: checkpoints inside model_dir by bare name
+(`model_checkpoint_path: "model.ckpt-9"`), for local (relative or absolute) and gs:// model_dirs alike,
+which is what 2.15's Saver (save_relative_paths=True) and tf.train.CheckpointManager wrote, so
+tf.train.latest_checkpoint(model_dir) and TensorBoard find them from any working directory.
+(tf.compat.v1.train.update_checkpoint_state rewrites a bare name relative to the *working directory* when
+model_dir is not absolute: "../../model.ckpt-9" for `runs/x` or gs://; that is why it is not used.)
+
+Read: a missing file (NotFoundError) is "missing"; a storage failure is retried and then raised
+(storage.ModelDirUnreadableError), never taken as "no checkpoint". A state file copied with its model_dir
+(to Drive, to another bucket) may name absolute paths of the old place: a checkpoint of the same name
+inside model_dir wins.
 """
 
 from __future__ import annotations
@@ -13,7 +20,11 @@ import re
 from typing import NamedTuple
 
 import tensorflow as tf
-from tensorflow.python.util import deprecation
+from google.protobuf import text_format
+from tensorflow.python.lib.io import file_io
+from tensorflow.python.training.checkpoint_state_pb2 import CheckpointState
+
+from estimators.checkpoint import storage
 
 STATE_FILE = "checkpoint"
 
@@ -31,15 +42,23 @@ def path(model_dir: str) -> str:
 
 
 def read(model_dir: str) -> State:
-    """The state file's checkpoints, resolved inside model_dir; never raises for a bad file."""
-    if not tf.io.gfile.exists(path(model_dir)):
-        return State(None, (), "missing")
+    """The state file's checkpoints, resolved inside model_dir; a bad file is a `problem`, not an error.
+
+    Raises storage.ModelDirUnreadableError when the storage keeps failing to read it.
+    """
+    where = path(model_dir)
     try:
-        proto = tf.compat.v1.train.get_checkpoint_state(model_dir)
-    except ValueError:  # parsed (or not text at all), but names no checkpoint
-        empty = tf.io.gfile.stat(path(model_dir)).length == 0
-        return State(None, (), "empty" if empty else "unreadable")
-    if proto is None:  # TensorFlow could not read or parse it (and logged why)
+        data = storage.read(model_dir, f"the `checkpoint` state file {where}",
+                            lambda: file_io.read_file_to_string(where, binary_mode=True))
+    except tf.errors.NotFoundError:
+        return State(None, (), "missing")
+    if not data.strip():
+        return State(None, (), "empty")
+    try:
+        proto = text_format.Parse(data.decode("utf-8"), CheckpointState())
+    except (text_format.ParseError, UnicodeDecodeError):
+        return State(None, (), "unreadable")
+    if not proto.model_checkpoint_path:  # parsed, but names no checkpoint
         return State(None, (), "unreadable")
     latest = _resolve(model_dir, proto.model_checkpoint_path)
     listed = [_resolve(model_dir, p) for p in proto.all_model_checkpoint_paths]
@@ -50,22 +69,25 @@ def read(model_dir: str) -> State:
 def write(model_dir: str, prefixes: list[str]) -> None:
     """Makes prefixes[-1] the latest checkpoint and `prefixes` the list (atomic where the filesystem allows).
 
-    Checkpoints inside model_dir are written as bare names (as tf.train.CheckpointManager does), so the
-    folder can be copied or moved and still be read by this project, tf.estimator and TensorFlow.
+    Checkpoints inside model_dir are written by bare name, as 2.15's Saver and tf.train.CheckpointManager
+    wrote them, so the folder can be copied or moved and is read by this project, tf.estimator and TensorFlow.
     """
     names = [os.path.basename(p) if os.path.dirname(p) == model_dir.rstrip("/") else p for p in prefixes]
-    with deprecation.silence():  # its deprecation note points at CheckpointManager, which writes the same file
-        tf.compat.v1.train.update_checkpoint_state(model_dir, names[-1], all_model_checkpoint_paths=names)
+    proto = CheckpointState(model_checkpoint_path=names[-1], all_model_checkpoint_paths=names)
+    file_io.atomic_write_string_to_file(path(model_dir), text_format.MessageToString(proto))
 
 
 def _resolve(model_dir: str, listed: str) -> str:
     """model_dir/<name> when that checkpoint exists (or the listed path does not), else the listed path.
 
-    get_checkpoint_state joins relative names to model_dir and leaves absolute ones as written; names from
-    another machine (`/home/u/run/model.ckpt-5`, `gs://old/run/model.ckpt-5`) are found here by basename.
+    Relative names are model_dir's (as TensorFlow reads them); names from another machine
+    (`/home/u/run/model.ckpt-5`, `gs://old/run/model.ckpt-5`) are found here by basename.
     """
     inside = os.path.join(model_dir, re.split(r"[/\\]", listed)[-1])
-    if listed == inside or tf.io.gfile.exists(inside + ".index"):
+    if not _is_absolute(listed):
+        listed = os.path.join(model_dir, listed)
+    if listed == inside or storage.read(model_dir, f"{inside}.index",
+                                        lambda: tf.io.gfile.exists(inside + ".index")):
         return inside
     try:
         if tf.io.gfile.exists(listed + ".index"):
@@ -73,3 +95,7 @@ def _resolve(model_dir: str, listed: str) -> str:
     except tf.errors.OpError:  # another filesystem we cannot reach from here
         pass
     return inside
+
+
+def _is_absolute(name: str) -> bool:
+    return os.path.isabs(name) or "://" in name
