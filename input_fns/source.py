@@ -54,7 +54,8 @@ class DatasetSource:
         Options: seed (shuffle/augment order; also passed to loaders taking one), shuffle_buffer,
         augment (bool, train only), split (default: train for "train", test otherwise); the rest
         go to the loader (e.g. synthetic's image_shape, cifar10's download).
-        Data is read on the first call and reused by later calls.
+        Data is read on the first call, or earlier by `input_fn.load()` (which returns it: a caller that must
+        not write anything before the data is known good calls it first), and reused by later calls.
         """
         pipeline.check_mode(mode)
         load_options = {k: v for k, v in options.items() if k not in _PIPELINE_OPTIONS}
@@ -67,10 +68,13 @@ class DatasetSource:
         augment = self.augment if options.get("augment", True) else None
         cache: list[tuple[np.ndarray, np.ndarray]] = []
 
-        def input_fn(params: Mapping[str, Any]) -> tf.data.Dataset:
+        def load() -> tuple[np.ndarray, np.ndarray]:
             if not cache:
                 cache.append(self.load(split, data_dir, **load_options))
-            images, labels = cache[0]
+            return cache[0]
+
+        def input_fn(params: Mapping[str, Any]) -> tf.data.Dataset:
+            images, labels = load()
             return pipeline.make_dataset(
                 images,
                 labels,
@@ -81,6 +85,7 @@ class DatasetSource:
                 augment=augment,
             )
 
+        input_fn.load = load
         return input_fn
 
     def _check_load_options(self, load_options: Mapping[str, Any]) -> None:

@@ -32,8 +32,13 @@ class Run:
     saving_listeners: tuple = ()  # train() and train_and_evaluate's (flags.txt with the first checkpoint)
 
     def input_fn(self, mode: str):
-        """The dataset's input_fn, logging at its first call the replicas and batch it was asked for."""
+        """The dataset's input_fn, logging at its first call the replicas and batch it was asked for.
+
+        Its data is read and checked here, before the mode's estimator call: a run failing on bad data files
+        fails before anything (an events file, a checkpoint) is written to model_dir.
+        """
         input_fn = self.dataset.input_fn(mode, self.settings.data_dir, seed=self.settings.seed)
+        input_fn.load()
         return reporting_batches(input_fn, _PHASES[mode], self.global_batch(mode))
 
     def global_batch(self, mode: str) -> int:
