@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sys
 import tempfile
 import warnings
@@ -95,10 +96,61 @@ def require_tensorflow() -> None:
         sys.exit(f"error: {err}")
 
 
+_FLAGFILE_PREFIXES = ("--flagfile=", "-flagfile=")
+
+
+def flagfile_cycle(argv: Sequence[str]) -> list[str] | None:
+    """The chain of flagfiles (as written) ending in one that includes a file already being read; None if none.
+
+    absl prints a warning for such a file, skips the inclusion and goes on with the flags it has: a
+    flagfile that includes itself would then run main.py's default job. Files are compared by their real
+    path, so `./a.txt` including `a.txt` is found too (absl compares names, and would recurse until
+    Python's recursion limit). Files that cannot be read are left for absl to report.
+    """
+    def walk(name: str, chain: list[tuple[str, str]]) -> list[str] | None:
+        real = os.path.realpath(name)
+        if any(seen == real for _, seen in chain):
+            return [shown for shown, _ in chain] + [name]
+        try:
+            with open(name) as f:
+                lines = f.readlines()
+        except OSError:
+            return None
+        for line in lines:
+            if line.startswith(_FLAGFILE_PREFIXES):
+                found = walk(os.path.expanduser(line.partition("=")[2].strip()), [*chain, (name, real)])
+                if found:
+                    return found
+        return None
+
+    args = list(argv[1:])
+    for index, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg.startswith(_FLAGFILE_PREFIXES):
+            name = arg.partition("=")[2]
+        elif arg in ("--flagfile", "-flagfile") and index + 1 < len(args):
+            name = args[index + 1]
+        else:
+            continue
+        found = walk(os.path.expanduser(name.strip()), [])
+        if found:
+            return found
+    return None
+
+
 def parse_flags_or_exit(argv: list[str]) -> list[str]:
-    """absl's flag parsing, but a bad flag is one line and exit status 2 (absl's own exits 1)."""
+    """absl's flag parsing, but a bad flag is one line and exit status 2 (absl's own exits 1).
+
+    A flagfile that includes itself, directly or through others, is such a line too (absl would only warn).
+    """
     from absl import flags
 
+    cycle = flagfile_cycle(argv)
+    if cycle:
+        sys.stderr.write(f"error: flagfile {cycle[-1]} includes itself ({' -> '.join(cycle)}): remove the "
+                         f"--flagfile={cycle[-1]} line from {cycle[-2]}.\n")
+        sys.exit(USAGE)
     try:
         return flags.FLAGS(argv)
     except flags.Error as err:
@@ -176,6 +228,7 @@ def error_line(err: BaseException) -> str:
     their first line: only the lines saying what went wrong are kept (--verbosity=1 shows everything).
     """
     message = getattr(err, "message", None) or str(err) or type(err).__name__
+    message = _FUNCTION_NODE.sub("", message)  # "{{function_node __wrapped__SaveV2_...}} ": where inside TensorFlow
     if message.startswith("in user code:"):  # autograph's listing of model_fn frames, then "Type: message"
         last = [line.strip() for line in message.splitlines() if line.strip()][-1]
         message = last.removeprefix(f"{type(err).__name__}: ") + " (--verbosity=1 shows where)"
@@ -186,6 +239,9 @@ def error_line(err: BaseException) -> str:
         message = " ".join(useful[:2]) or lines[0]
         message += " (--verbosity=1 shows where)"
     return f"error: {message}"
+
+
+_FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
 
 
 def _is_op_error(err: BaseException) -> bool:
