@@ -1,7 +1,7 @@
 """Writing the SavedModel: a complete export under export_dir_base/<timestamp>, or nothing.
 
-The SavedModel is written to `temp-<timestamp>` beside its final place and renamed when complete
-(TensorFlow Serving ignores folders whose name is not a number). Signature method names are set
+The SavedModel is written to `temp-<timestamp>` beside its final place and published when complete
+(export/publish.py: at once on a local filesystem, the model file last on gs://). Signature method names are set
 as tf.estimator set them (classify, regress, predict), so TensorFlow Serving's Classify and
 Regress APIs accept the export; `as_text` writes saved_model.pbtxt instead of saved_model.pb.
 """
@@ -9,7 +9,6 @@ Regress APIs accept the export; `as_text` writes saved_model.pbtxt instead of sa
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +18,7 @@ from tensorflow.python.trackable.resource import ResourceTracker, resource_track
 
 from estimators import log as logging
 from estimators.export.predict_model import PredictModel
+from estimators.export.publish import publish_export
 from estimators.export.serving_graph import trace_signatures
 from estimators.mode_keys import ModeKeys
 
@@ -58,34 +58,6 @@ def export_saved_model(model_fn: Callable, params: dict, config: Any, checkpoint
     final = publish_export(export_dir_base, write, assets_extra)
     logging.info("Exported SavedModel with signatures %s from %s to %s", sorted(signatures), checkpoint_path, final)
     return final.encode()
-
-
-def publish_export(export_dir_base: str, write: Callable[[str], None], assets_extra: dict | None) -> str:
-    """`write(temporary)` then assets_extra into temp-<timestamp>, renamed to <timestamp> when complete; on any
-    failure the temporary folder is removed and nothing is published. Returns the final directory."""
-    final = timestamped_dir(export_dir_base)
-    temporary = os.path.join(export_dir_base, "temp-" + os.path.basename(final))
-    tf.io.gfile.makedirs(export_dir_base)
-    try:
-        write(temporary)
-        for relative, source in (assets_extra or {}).items():
-            destination = os.path.join(temporary, "assets.extra", relative)
-            tf.io.gfile.makedirs(os.path.dirname(destination))
-            tf.io.gfile.copy(source, destination, overwrite=True)
-        tf.io.gfile.rename(temporary, final)
-    except BaseException:
-        if tf.io.gfile.exists(temporary):
-            tf.io.gfile.rmtree(temporary)
-        raise
-    return final
-
-
-def timestamped_dir(export_dir_base: str) -> str:
-    """export_dir_base/<seconds since epoch>, one past the newest taken one if that second is taken."""
-    version = int(time.time())
-    while tf.io.gfile.exists(os.path.join(export_dir_base, str(version))):
-        version += 1
-    return os.path.join(export_dir_base, str(version))
 
 
 def _set_method_names_and_format(export_dir: str, method_names: dict[str, str], as_text: bool) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.export.publish import publish_export
 from estimators.export.receivers import materialize
-from estimators.export.saved_model import publish_export
 from estimators.export.signatures import build_signatures, export_outputs_for_predict
 from estimators.graph.build import seeded_graph
 from estimators.graph.specs import call_model_fn
