@@ -1,10 +1,6 @@
 """Two worker processes on 127.0.0.1 (TF_CONFIG) train and evaluate as one replica does on the same batch."""
 
-import json
 import os
-import socket
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -12,8 +8,7 @@ import pytest
 
 from estimators import RunConfig, TPUConfig, TPUEstimator
 from tests import engine_models as m
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.worker_processes import run_workers
 
 WORKER = textwrap.dedent("""
     import json, sys
@@ -48,40 +43,8 @@ WORKER = textwrap.dedent("""
 """)
 
 
-def _free_ports(n):
-    sockets = [socket.socket() for _ in range(n)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
-
-
-def _run_two_workers(model_dir):
-    workers = [f"127.0.0.1:{port}" for port in _free_ports(2)]
-    processes = []
-    for index in range(2):
-        tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
-        env = dict(os.environ, TF_CONFIG=json.dumps(tf_config), PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-        processes.append(subprocess.Popen([sys.executable, "-c", WORKER, str(model_dir)], cwd=ROOT, env=env,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    finished = []
-    for process in processes:
-        try:
-            finished.append(process.communicate(timeout=240))
-        except subprocess.TimeoutExpired:
-            for p in processes:
-                p.kill()
-            pytest.fail("multi-worker run did not finish in 240 s")
-    failed = [f"worker {i} exited {p.returncode}:\n{err[-3000:]}"
-              for i, (p, (_, err)) in enumerate(zip(processes, finished, strict=True)) if p.returncode != 0]
-    assert not failed, "\n".join(failed)
-    return [json.loads(out.split("RESULT ", 1)[1]) for out, _ in finished]
-
-
 def test_two_workers_match_one_replica_and_only_the_chief_writes(tmp_path):
-    chief_result, worker_result = _run_two_workers(tmp_path / "workers")
+    chief_result, worker_result = run_workers(WORKER, [str(tmp_path / "workers")])
     single = TPUEstimator(m.linear_model_fn, use_tpu=False, train_batch_size=16, params={"adam": True},
                           config=RunConfig(model_dir=str(tmp_path / "single"), tpu_config=TPUConfig(2)))
     single.train(m.train_input_fn(*m.dataset(64)), max_steps=6)

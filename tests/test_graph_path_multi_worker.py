@@ -5,11 +5,6 @@ global batch."""
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -17,8 +12,7 @@ import pytest
 import tensorflow as tf
 
 import estimators
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.worker_processes import run_workers
 
 PROGRAM = textwrap.dedent("""
     import json, sys
@@ -63,44 +57,11 @@ def linear_model_fn(features, labels, mode):
     return estimators.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
-def _free_ports(n: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(n)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
-
-
-def _two_workers(model_dir: str, mode: str) -> list[dict]:
-    workers = [f"127.0.0.1:{port}" for port in _free_ports(2)]
-    processes = []
-    for index in range(2):
-        tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
-        env = dict(os.environ, TF_CONFIG=json.dumps(tf_config), PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-        processes.append(subprocess.Popen([sys.executable, "-c", PROGRAM, model_dir, mode], cwd=ROOT, env=env,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    outputs = []
-    for process in processes:
-        try:
-            outputs.append(process.communicate(timeout=240))
-        except subprocess.TimeoutExpired:
-            for p in processes:
-                p.kill()
-            pytest.fail("the two workers did not finish in 240 s")
-    failed = [f"worker {i} exited {p.returncode}:\n{err[-3000:]}"
-              for i, (p, (_, err)) in enumerate(zip(processes, outputs, strict=True)) if p.returncode != 0]
-    assert not failed, "\n".join(failed)
-    return [json.loads(next(line[7:] for line in out.splitlines() if line.startswith("RESULT ")))
-            for out, _ in outputs]
-
-
 @pytest.mark.parametrize("mode", ["eager_disabled", "eager"])
 def test_two_workers_on_the_graph_path_train_as_one_process_on_the_global_batch(tmp_path, mode):
     """Each worker takes batches of 4 from its shard (rows 0,2,4,6 and 1,3,5,7 of each 8): the chief's checkpoint
     after three steps equals one process's three steps on batches of 8."""
-    chief, worker = _two_workers(str(tmp_path / "workers"), mode)
+    chief, worker = run_workers(PROGRAM, [str(tmp_path / "workers"), mode])
     assert (chief["chief"], worker["chief"]) == (True, False)
     single = estimators.Estimator(linear_model_fn, config=estimators.RunConfig(
         model_dir=str(tmp_path / "single"), execution="graph"))
