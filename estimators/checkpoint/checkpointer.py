@@ -145,6 +145,20 @@ class Checkpointer:
                 logging.warning("Could not delete old checkpoint %s: %s", old, files.first_line(err))
         return prefix
 
+    def save_error(self, what: str, err: BaseException) -> CheckpointSaveError:
+        """The CheckpointSaveError for a failed write beside the checkpoints (graph.pbtxt, say), latest named.
+
+        Removes what the failed write left (0-byte temporary files of a full disk) on a best-effort basis.
+        """
+        try:
+            files.remove_leftovers(self.model_dir)
+            previous = self._published()
+        except (tf.errors.OpError, storage.ModelDirUnreadableError):
+            previous = []
+        return CheckpointSaveError(
+            f"Could not write {what} in {self.model_dir}: {files.first_line(err)}. "
+            + (f"The latest checkpoint is still {previous[-1]}." if previous else "No checkpoint was written."))
+
     def _published(self) -> list[str]:
         """The checkpoints a save keeps track of: the state file's list (or, without one, the complete ones)."""
         state = state_file.read(self.model_dir)

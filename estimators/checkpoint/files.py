@@ -26,10 +26,10 @@ _SHARD = re.compile(r"\.data-(\d{5})-of-(\d{5})$")
 _STEP = re.compile(r"-(\d+)$")
 # What killed saves leave behind: TensorBundle's `<file>.tempstate<random>`, a sharded Saver's `<prefix>_temp`
 # folder (`<prefix>_temp_<uuid hex>` in TF 1.x), and atomic_write_string_to_file's `<file>.tmp<uuid hex>` (the
-# state file, the trainer lock).
+# state file, the trainer lock, the graph path's graph.pbtxt).
 _LEFTOVER = re.compile(
     r"(\.tempstate\d+$)|(^(?:model\.ckpt|ckpt)-\d+_temp(?:_[0-9a-f]{32})?$)"
-    r"|(^(?:checkpoint|trainer\.lock)\.tmp[0-9a-f]{32}$)"
+    r"|(^(?:checkpoint|trainer\.lock|graph\.pbtxt)\.tmp[0-9a-f]{32}$)"
 )
 
 

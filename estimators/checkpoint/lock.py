@@ -9,6 +9,11 @@ write-and-read round trip of each other can both succeed. The loser finds out at
 (the file names the other holder) and stops with ModelDirLockedError, so call heartbeat() before each
 checkpoint save. Drive syncs between machines with a delay: a trainer on another machine is seen only
 once its lock file has synced there.
+
+Storage failing under a held lock (disk full, a model_dir turned read-only, a gs:// 503) is not the
+lock's to report: heartbeat() and release() log a warning and carry on, and the checkpoint save that
+follows fails with CheckpointSaveError naming the latest good checkpoint. A failed write leaves no
+`trainer.lock.tmp*` file behind.
 """
 
 from __future__ import annotations
@@ -112,15 +117,24 @@ class ModelDirLock:
         if self._mine is None:
             raise RuntimeError(f"heartbeat() on {self.path}, which this ModelDirLock does not hold.")
         with self._guard:
-            current = self._read()
+            try:
+                current = self._read()
+            except (tf.errors.OpError, OSError) as err:
+                self._storage_failed("read", err)
+                return
             if not isinstance(current, Holder) or current.token != self._mine.token:
                 holder = current.describe() if isinstance(current, Holder) else f"nobody ({current or 'no file'})"
                 self._lost = ModelDirLockedError(
                     f"This trainer lost the lock on model_dir {self.model_dir}: {self.path} now names {holder}. "
                     "Two trainers must not write one model_dir; stopping this one.")
                 raise self._lost
-            self._mine = self._mine._replace(heartbeat=time.time())
-            self._write(self._mine)
+            beat = self._mine._replace(heartbeat=time.time())
+            try:
+                self._write(beat)
+            except (tf.errors.OpError, OSError) as err:
+                self._storage_failed("refresh", err)
+                return
+            self._mine = beat
 
     def release(self) -> None:
         """Stops the heartbeat and deletes the lock file if it is still ours (safe to call twice)."""
@@ -133,12 +147,16 @@ class ModelDirLock:
             return
         _ACTIVE.discard(mine.token)
         with self._guard:
-            current = self._read()
-            if isinstance(current, Holder) and current.token == mine.token:
-                try:
-                    tf.io.gfile.remove(self.path)
-                except tf.errors.NotFoundError:
-                    pass
+            try:
+                current = self._read()
+                if isinstance(current, Holder) and current.token == mine.token:
+                    file_io.delete_file(self.path)
+            except tf.errors.NotFoundError:
+                pass
+            except (tf.errors.OpError, OSError) as err:  # never hide the error that ended training
+                logging.warning("Could not remove the trainer lock %s (%s); the next trainer takes it over once "
+                                "its heartbeat is %.0f s old, or delete it.", self.path, files.first_line(err),
+                                self.stale_after_s)
 
     # -- internals ---------------------------------------------------------------------------------
     def _beat_forever(self) -> None:
@@ -149,7 +167,12 @@ class ModelDirLock:
                 logging.error("%s", self._lost)
                 return
             except (tf.errors.OpError, OSError) as err:  # a transient storage error: try again next time
-                logging.warning("Trainer lock heartbeat failed: %s", files.first_line(err))
+                self._storage_failed("refresh", err)
+
+    def _storage_failed(self, action: str, err: BaseException) -> None:
+        logging.warning("Could not %s the trainer lock %s: %s. Training goes on; a checkpoint save that fails the "
+                        "same way stops it with the latest good checkpoint named.", action, self.path,
+                        files.first_line(err))
 
     def _stale_reason(self, holder: Holder) -> str | None:
         age = time.time() - holder.heartbeat
@@ -183,7 +206,24 @@ class ModelDirLock:
             return f"unreadable lock file ({len(text)} bytes)"
 
     def _write(self, holder: Holder) -> None:
-        file_io.atomic_write_string_to_file(self.path, json.dumps(holder._asdict()))
+        """Replaces the lock file (through a temporary file where the filesystem renames atomically).
+
+        A failed write removes its temporary file: a full disk leaves a 0-byte one otherwise.
+        """
+        text = json.dumps(holder._asdict())
+        if not file_io.has_atomic_move(self.path):
+            file_io.write_string_to_file(self.path, text)
+            return
+        temp = f"{self.path}.tmp{uuid.uuid4().hex}"
+        try:
+            file_io.write_string_to_file(temp, text)
+            file_io.rename(temp, self.path, overwrite=True)
+        except BaseException:
+            try:
+                file_io.delete_file(temp)
+            except (tf.errors.OpError, OSError):
+                pass  # never written, or the filesystem refuses even that: remove_leftovers() tries later
+            raise
 
     def _create_exclusive(self, holder: Holder) -> None:
         try:

@@ -35,7 +35,11 @@ class CheckpointHook(tf.compat.v1.train.SessionRunHook):
     def after_create_session(self, session, coord) -> None:
         del coord
         if self._save_graph_def:  # 2.15 wrote the graph once per train(), beside the checkpoints
-            tf.io.write_graph(session.graph.as_graph_def(add_shapes=True), self._checkpointer.model_dir, "graph.pbtxt")
+            try:
+                tf.io.write_graph(session.graph.as_graph_def(add_shapes=True), self._checkpointer.model_dir,
+                                  "graph.pbtxt")
+            except (tf.errors.OpError, OSError) as err:  # disk full, read-only: the save's error, latest named
+                raise self._checkpointer.save_error("graph.pbtxt", err) from None
         step = int(session.run(self._step_tensor))
         self._save(session, step)  # the state the run starts from, as 2.15's hook saved it
         self._timer.update_last_triggered_step(step)
