@@ -129,3 +129,38 @@ def test_a_gs_export_failing_inside_tensorflow_says_why_without_function_node_no
     errors = _error_lines(done)
     assert errors and "503" in " ".join(errors), done.stderr[-3000:]
     assert NOISE not in " ".join(errors), json.dumps(errors)
+
+
+_API_EXPORT = r'''
+import sys
+import tensorflow as tf
+from estimators import RunConfig, TPUConfig, TPUEstimator
+from estimators.export import build_raw_serving_input_receiver_fn
+from tests import engine_models as m
+
+model_dir, export_base = sys.argv[1:3]
+config = RunConfig(model_dir=model_dir, save_checkpoints_steps=2, tpu_config=TPUConfig(2))
+est = TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, train_batch_size=16, predict_batch_size=16)
+x, y = m.dataset(64)
+est.train(m.train_input_fn(x, y), max_steps=2)
+try:
+    est.export_saved_model(export_base, build_raw_serving_input_receiver_fn(tf.TensorSpec([None, m.FEATURES])))
+except Exception as err:
+    print("ERROR " + (getattr(err, "message", None) or str(err)).replace("\n", " "), flush=True)
+'''
+
+
+@pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or "")
+def test_the_python_api_export_error_from_a_gs_fault_carries_no_function_node_noise(tmp_path):
+    with GcsEmulator("export-noise-api") as gcs:
+        relay = insert_relay(gcs, {"variables_temp": "error"})
+        try:
+            env = dict(os.environ, **gcs.env(), PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="3")
+            done = subprocess.run([sys.executable, "-c", _API_EXPORT, str(tmp_path / "md"),
+                                   "gs://export-noise-api/export"], cwd=ROOT, env=env, capture_output=True, text=True,
+                                  timeout=600)
+        finally:
+            relay.close()
+    errors = [line for line in done.stdout.splitlines() if line.startswith("ERROR ")]
+    assert errors and "503" in errors[0], done.stderr[-3000:]
+    assert NOISE not in errors[0], errors[0]

@@ -14,6 +14,7 @@ a temporary without one (its writer died while writing) is removed once its time
 from __future__ import annotations
 
 import os
+import re
 import socket
 import time
 from collections.abc import Callable
@@ -176,5 +177,6 @@ def _is_remote(path: str) -> bool:
 
 
 def _first_line(err: BaseException) -> str:
-    message = getattr(err, "message", None) or str(err)
+    """The error's first line, without TensorFlow's "{{function_node __wrapped__SaveV2_...}}" prefix."""
+    message = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", getattr(err, "message", None) or str(err))
     return message.strip().splitlines()[0] if message.strip() else type(err).__name__
