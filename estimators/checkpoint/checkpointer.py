@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import tensorflow as tf
 
@@ -22,6 +23,8 @@ _OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"  # how object-based checkpoints k
 _LISTED = 10  # names shown per kind in a mismatch error
 
 Assignment = tf.Variable | Sequence[tf.Variable]  # one checkpoint value may initialise several variables
+T = TypeVar("T")
+NEWEST_TRIES = 5  # checkpoints read_newest() tries when each is rotated away before it is read
 
 
 class CheckpointMismatchError(ValueError):
@@ -30,6 +33,14 @@ class CheckpointMismatchError(ValueError):
 
 class CheckpointCorruptError(ValueError):
     """A checkpoint's values cannot be read (truncated or damaged files)."""
+
+
+class CheckpointGoneError(FileNotFoundError):
+    """A chosen checkpoint was deleted before it was read (rotated away by a trainer): not damage."""
+
+
+class _Rotated(Exception):
+    """A candidate checkpoint was deleted while latest() checked it: choose again."""
 
 
 class CheckpointSaveError(RuntimeError):
@@ -64,11 +75,24 @@ class Checkpointer:
         Raises NoUsableCheckpointError when there are checkpoints but none is complete (starting over would
         overwrite the run), storage.ModelDirUnreadableError when the storage keeps failing to read model_dir.
         """
+        for _ in range(NEWEST_TRIES):  # again when a trainer rotates a candidate away while it is checked
+            try:
+                return self._latest()
+            except _Rotated:
+                continue
+        return self._latest()
+
+    def _latest(self) -> str | None:
         state = state_file.read(self.model_dir)
         listed = files.find_checkpoints(self.model_dir)
         damaged = []
         for candidate in _preference(state, listed):
-            reason = files.problem(candidate)
+            try:
+                reason = files.problem(candidate)
+            except tf.errors.NotFoundError:
+                reason = "deleted while being checked"
+            if reason is not None and _gone(candidate):
+                raise _Rotated(candidate)
             if reason is not None:
                 logging.warning("Checkpoint %s is incomplete or damaged (%s); trying the previous one.",
                                 candidate, reason)
@@ -87,6 +111,35 @@ class Checkpointer:
             logging.warning("The checkpoint state file %s is %s and model_dir holds no checkpoint; starting fresh.",
                             state_file.path(self.model_dir), state.problem)
         return None
+
+    def read_newest(self, read: Callable[[str], T], chosen: str | None = None) -> T:
+        """read(the newest complete checkpoint); when that one is deleted before read() is done with it (a
+        trainer beside this process rotated it away, keep_checkpoint_max), chooses the newest again and retries.
+
+        As tf.estimator's continuous evaluation, which evaluated whatever was newest. `chosen` is a checkpoint
+        already picked with latest(). A failure of read() while its checkpoint still exists is raised as is;
+        CheckpointGoneError after NEWEST_TRIES checkpoints in a row went away (the trainer saves faster than
+        one read). Raises ValueError when model_dir holds no checkpoint.
+        """
+        path = chosen or self.latest()
+        for attempt in range(1, NEWEST_TRIES + 1):
+            if path is None:
+                raise ValueError(f"No checkpoint to read in model_dir {self.model_dir}.")
+            try:
+                return read(path)
+            except Exception:
+                if not _gone(path):
+                    raise
+                if attempt == NEWEST_TRIES:
+                    raise CheckpointGoneError(
+                        f"{NEWEST_TRIES} checkpoints in a row were deleted from {self.model_dir} before they could be "
+                        f"read, the last {path}: a trainer rotates them away (keep_checkpoint_max) faster than they "
+                        "are read. Raise the trainer's keep_checkpoint_max, or save less often.") from None
+                newer = self.latest()
+                logging.warning("Checkpoint %s was deleted while being read (rotated away by a trainer: "
+                                "keep_checkpoint_max); reading the newest one, %s.", path, newer)
+                path = newer
+        raise AssertionError("unreachable")
 
     # -- saving --------------------------------------------------------------------------------------
     def save(self, variables: Mapping[str, tf.Variable], step: int) -> str | None:
@@ -212,6 +265,8 @@ class Checkpointer:
         try:
             values = {name: reader.get_tensor(name) for name in assignments}
         except (tf.errors.OpError, IndexError, ValueError) as err:
+            if _gone(path):
+                raise _gone_error(path) from None
             raise CheckpointCorruptError(
                 f"Checkpoint {path} is damaged: {files.first_line(err)}. Nothing was restored; use an earlier "
                 "checkpoint or delete this one.") from None
@@ -251,7 +306,24 @@ def _reader(path: str):
     try:
         return tf.train.load_checkpoint(path)
     except (tf.errors.OpError, ValueError) as err:
+        if _gone(path):
+            raise _gone_error(path) from None
         raise CheckpointCorruptError(f"Cannot read checkpoint {path}: {files.first_line(err)}") from None
+
+
+def _gone(path: str) -> bool:
+    """Whether checkpoint `path` no longer exists (its index file is gone); False when that cannot be told."""
+    try:
+        return not tf.io.gfile.exists(path + ".index")
+    except tf.errors.OpError:
+        return False
+
+
+def _gone_error(path: str) -> CheckpointGoneError:
+    return CheckpointGoneError(
+        f"Checkpoint {path} no longer exists: it was deleted after it was chosen (a trainer keeping "
+        "keep_checkpoint_max checkpoints rotates old ones away). It is not damaged; read the newest checkpoint "
+        "instead (Checkpointer.read_newest retries that way).")
 
 
 def _check_complete(prefix: str) -> None:
