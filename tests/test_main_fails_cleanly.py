@@ -48,25 +48,25 @@ def _error_lines(done: subprocess.CompletedProcess) -> list[str]:
 
 
 # -- bad data files: nothing written -----------------------------------------------------------------
-def test_training_on_a_truncated_train_file_fails_before_model_dir_is_created(tmp_path):
-    _idx_split(tmp_path / "data", "train", truncated=True)
+def _fails_on_bad_data_writing_nothing(tmp_path, mode: str, bad_file: str) -> None:
+    """main.py --mode=`mode` exits 1 naming `bad_file` as truncated, and model_dir was never created."""
     model_dir = tmp_path / "md"
-    done = _main("--mode=train", "--dataset=fashion_mnist", f"--data_dir={tmp_path / 'data'}",
+    done = _main(f"--mode={mode}", "--dataset=fashion_mnist", f"--data_dir={tmp_path / 'data'}",
                  f"--model_dir={model_dir}", *TINY)
     assert done.returncode == 1, done.stderr[-3000:]
-    assert "train-images-idx3-ubyte.gz: file truncated" in _error_lines(done)[0]
+    assert f"{bad_file}: file truncated" in _error_lines(done)[0]
     assert not model_dir.exists(), f"a failing run wrote {sorted(p.name for p in model_dir.rglob('*'))}"
+
+
+def test_training_on_a_truncated_train_file_fails_before_model_dir_is_created(tmp_path):
+    _idx_split(tmp_path / "data", "train", truncated=True)
+    _fails_on_bad_data_writing_nothing(tmp_path, "train", "train-images-idx3-ubyte.gz")
 
 
 def test_train_and_evaluate_with_a_bad_test_file_fails_before_training(tmp_path):
     _idx_split(tmp_path / "data", "train")
     _idx_split(tmp_path / "data", "t10k", truncated=True)
-    model_dir = tmp_path / "md"
-    done = _main("--mode=train_and_evaluate", "--dataset=fashion_mnist", f"--data_dir={tmp_path / 'data'}",
-                 f"--model_dir={model_dir}", *TINY)
-    assert done.returncode == 1, done.stderr[-3000:]
-    assert "t10k-images-idx3-ubyte.gz: file truncated" in _error_lines(done)[0]
-    assert not model_dir.exists(), f"a failing run wrote {sorted(p.name for p in model_dir.rglob('*'))}"
+    _fails_on_bad_data_writing_nothing(tmp_path, "train_and_evaluate", "t10k-images-idx3-ubyte.gz")
 
 
 # -- flagfiles that include themselves ---------------------------------------------------------------
