@@ -91,7 +91,7 @@ class Checkpointer:
                 reason = files.problem(candidate)
             except tf.errors.NotFoundError:
                 reason = "deleted while being checked"
-            if reason is not None and _gone(candidate):
+            if reason is not None and candidate in listed and _gone(candidate):  # listed, then deleted
                 raise _Rotated(candidate)
             if reason is not None:
                 logging.warning("Checkpoint %s is incomplete or damaged (%s); trying the previous one.",
