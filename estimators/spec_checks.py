@@ -3,6 +3,12 @@
 What 2.15 refused there is refused here, in model_fn at the line that made the spec; what it accepted
 (an unknown mode, a loss of shape [1]) is accepted. Keras metrics and Keras variables (a Keras optimizer's
 update) are accepted too: the TF2 path's model_fns return them.
+
+In a TF1 graph (not eagerly nor in a tf.function), loss, train_op, predictions and metric tensors must
+belong to the default graph, the one model_fn is building (2.15's "must be from the default graph"), and a
+tf.keras (tf_keras) metric object is turned into its (result, update_op) pair, its variables put in the
+LOCAL_VARIABLES and METRIC_VARIABLES collections, as 2.15 did, so the graph path runs it like a
+tf.compat.v1.metrics pair.
 """
 
 from __future__ import annotations
@@ -20,8 +26,11 @@ class MetricNotTensorsError(AttributeError, TypeError):
 
 
 def check_estimator_spec(mode: str, predictions: Any, loss: Any, train_op: Any, eval_metric_ops: Any,
-                         export_outputs: Any, scaffold: Any, hooks: dict) -> None:
-    """Raises 2.15's ValueError / TypeError for a spec that cannot run; returns quietly otherwise."""
+                         export_outputs: Any, scaffold: Any, hooks: dict) -> tuple[Any, Any]:
+    """Raises 2.15's ValueError / TypeError for a spec that cannot run. Returns (eval_metric_ops, export_outputs)
+    as the spec keeps them: tf_keras metric objects in a TF1 graph as (result, update_op) pairs, and in PREDICT
+    mode the export outputs with the default serving signature filled in (a PredictOutput of the predictions
+    when there are none), as 2.15's spec held them."""
     if loss is None and mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
         raise ValueError(f"Missing loss: EstimatorSpec(mode={mode!r}) needs loss= (the mean over the batch).")
     if loss is not None:
@@ -29,10 +38,13 @@ def check_estimator_spec(mode: str, predictions: Any, loss: Any, train_op: Any, 
             raise TypeError(f"loss must be Tensor, given: {loss!r}.")
         if loss.shape.rank is not None and loss.shape.num_elements() not in (None, 1):
             raise ValueError(f"Loss must be scalar, given: {loss!r}; reduce it, e.g. tf.reduce_mean(...).")
+        _check_default_graph(loss, "loss", None)
     if train_op is None and mode == ModeKeys.TRAIN:
         raise ValueError("Missing train_op: EstimatorSpec(mode=TRAIN) needs train_op=optimizer.minimize(...).")
     if train_op is not None and not all(_is_op_or_tensor(op) for op in tf.nest.flatten(train_op)):
         raise TypeError(f"train_op must be Operation or Tensor, given: {train_op!r}.")
+    for op in tf.nest.flatten(train_op) if train_op is not None else ():
+        _check_default_graph(op, "train_op", None)
     if predictions is None and mode == ModeKeys.PREDICT:
         raise ValueError("Missing predictions: EstimatorSpec(mode=PREDICT) needs predictions= (a tensor or a dict).")
     if predictions is not None:
@@ -42,7 +54,8 @@ def check_estimator_spec(mode: str, predictions: Any, loss: Any, train_op: Any, 
                 where = "predictions" if key is None else f"predictions[{key}]"
                 raise TypeError(f"{where} must be Tensor (predictions: a Tensor or a dict of Tensors), given: "
                                 f"{value!r}.")
-    _check_metrics(eval_metric_ops)
+            _check_default_graph(value, "prediction values", key)
+    eval_metric_ops = _check_metrics(eval_metric_ops)
     if export_outputs is not None:
         from estimators.export.outputs import ExportOutput
 
@@ -51,6 +64,10 @@ def check_estimator_spec(mode: str, predictions: Any, loss: Any, train_op: Any, 
         if not all(isinstance(v, ExportOutput) for v in export_outputs.values()):
             raise TypeError(f"Values in export_outputs must be ExportOutput objects (estimators.export.PredictOutput, "
                             f"ClassificationOutput, RegressionOutput), given: {export_outputs!r}.")
+    if mode == ModeKeys.PREDICT:
+        from estimators.export.signatures import export_outputs_for_predict
+
+        export_outputs = export_outputs_for_predict(export_outputs, predictions)
     if scaffold is not None and not isinstance(scaffold, tf.compat.v1.train.Scaffold):
         raise TypeError(f"scaffold must be tf.train.Scaffold (tf.compat.v1.train.Scaffold). Given: {scaffold!r}.")
     for name, given in hooks.items():
@@ -58,26 +75,66 @@ def check_estimator_spec(mode: str, predictions: Any, loss: Any, train_op: Any, 
             if not _is_hook(hook):
                 raise TypeError(f"All hooks must be SessionRunHook instances (or estimators.Hook), given: {hook!r} "
                                 f"in {name}.")
+    return eval_metric_ops, export_outputs
 
 
-def _check_metrics(eval_metric_ops: Any) -> None:
+def _check_metrics(eval_metric_ops: Any) -> Any:
     if eval_metric_ops is None:
-        return
+        return None
     if not isinstance(eval_metric_ops, dict):
         raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops!r}.")
+    checked = {}
     for key, metric in eval_metric_ops.items():
         if _is_metric_object(metric):
+            checked[key] = _graph_metric_pair(key, metric) if _in_tf1_graph() and hasattr(metric, "updates") else metric
             continue
         if not isinstance(metric, (tuple, list)) or len(metric) != 2:
             raise TypeError(f"Values of eval_metric_ops must be (metric_value, update_op) tuples or Keras metrics, "
                             f"given: {metric!r} for key: {key}.")
-        if not all(_is_op_or_tensor(part) for part in metric):
-            raise MetricNotTensorsError(f"eval_metric_ops[{key!r}] must hold tensors or ops (as "
-                                        f"tf.compat.v1.metrics return them), given: {metric!r}.")
+        for part in tf.nest.flatten(metric):
+            if not _is_op_or_tensor(part):
+                raise MetricNotTensorsError(f"eval_metric_ops[{key!r}] must hold tensors or ops (as "
+                                            f"tf.compat.v1.metrics return them), given: {metric!r}.")
+            _check_default_graph(part, "eval_metric_ops", key)
+        checked[key] = metric
+    return checked
+
+
+def _graph_metric_pair(key: Any, metric: Any) -> tuple:
+    """A tf_keras metric updated in this TF1 graph as its (result, update_op) pair; its variables are put in
+    LOCAL_VARIABLES (initialised with the other local variables) and METRIC_VARIABLES, as 2.15 did."""
+    if not metric.updates:
+        raise ValueError(f'Please call update_state(...) on the "{metric.name}" metric (eval_metric_ops[{key!r}]) '
+                         f"in model_fn before returning it.")
+    for part in [*metric.updates, metric.result()]:
+        _check_default_graph(part, "eval_metric_ops", key)
+    for collection in (tf.compat.v1.GraphKeys.LOCAL_VARIABLES, tf.compat.v1.GraphKeys.METRIC_VARIABLES):
+        present = set(tf.compat.v1.get_collection(collection))
+        for variable in metric.variables:
+            if variable not in present:
+                tf.compat.v1.add_to_collection(collection, variable)
+    return metric.result(), metric.updates[0]
+
+
+def _in_tf1_graph() -> bool:
+    """Building a TF1 graph (the graph path, or a program's own tf.Graph), not eagerly nor in a tf.function."""
+    return not tf.executing_eagerly() and not tf.inside_function()
+
+
+def _check_default_graph(value: Any, what: str, key: Any) -> None:
+    """2.15's ValueError for a tensor or op of another graph than the one model_fn is building."""
+    if not _in_tf1_graph() or isinstance(value, tf.Variable) or not isinstance(value, (tf.Tensor, tf.Operation)):
+        return  # in a tf.function, tensors of the graphs around it are captured as they are used
+    if value.graph is not tf.compat.v1.get_default_graph():
+        name = value.name if key is None else f"{key}: {value.name}"
+        raise ValueError(f'{what} with "{name}" must be from the default graph: make it in the model_fn call '
+                         f"that returns the spec, inside the graph model_fn is building, not in another graph or an "
+                         f"earlier model_fn call.")
 
 
 def _is_tensor(value: Any) -> bool:
-    return tf.is_tensor(value) or isinstance(value, (tf.SparseTensor, keras.Variable))
+    """A dense tensor or a variable, as 2.15 required (a SparseTensor or RaggedTensor is refused)."""
+    return isinstance(value, (tf.__internal__.types.Tensor, keras.Variable))
 
 
 def _is_op_or_tensor(value: Any) -> bool:

@@ -12,6 +12,9 @@ from estimators.mode_keys import ModeKeys
 from estimators.training.hooks import Hook, checked_hooks
 from estimators.training.host_call import validate_host_call
 
+LOSS_METRIC_KEY = "loss"  # evaluate()'s key for the mean loss (2.15's model_fn.LOSS_METRIC_KEY)
+AVERAGE_LOSS_METRIC_KEY = "average_loss"  # 2.15's canned heads' key for the mean per-example loss
+
 
 class _EstimatorSpecFields(NamedTuple):
 
@@ -34,6 +37,8 @@ class EstimatorSpec(_EstimatorSpecFields):
 
     `eval_metric_ops` maps names to tf.compat.v1.metrics (value, update_op) pairs or Keras metrics that model_fn
     updated itself. Scaffolds and SessionRunHooks put the model_fn on the graph path (estimators/graph/).
+    In PREDICT mode `export_outputs` holds the default serving signature, as 2.15's did: a PredictOutput of
+    the predictions when none is given, the only one when there is one. `_replace` checks the new spec again.
     """
 
     __slots__ = ()
@@ -42,14 +47,20 @@ class EstimatorSpec(_EstimatorSpecFields):
                 eval_metric_ops: dict | None = None, export_outputs: dict | None = None,
                 training_chief_hooks: Any = (), training_hooks: Any = (), scaffold: Any = None,
                 evaluation_hooks: Any = (), prediction_hooks: Any = ()):
-        spec_checks.check_estimator_spec(mode, predictions, loss, train_op, eval_metric_ops, export_outputs,
-                                         scaffold, {"training_chief_hooks": training_chief_hooks,
-                                                    "training_hooks": training_hooks,
-                                                    "evaluation_hooks": evaluation_hooks,
-                                                    "prediction_hooks": prediction_hooks})
+        hooks = {"training_chief_hooks": training_chief_hooks, "training_hooks": training_hooks,
+                 "evaluation_hooks": evaluation_hooks, "prediction_hooks": prediction_hooks}
+        eval_metric_ops, export_outputs = spec_checks.check_estimator_spec(
+            mode, predictions, loss, train_op, eval_metric_ops, export_outputs, scaffold, hooks)
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops, export_outputs,
                                tuple(training_chief_hooks or ()), tuple(training_hooks or ()), scaffold,
                                tuple(evaluation_hooks or ()), tuple(prediction_hooks or ()))
+
+    def _replace(self, **changes: Any) -> EstimatorSpec:
+        """A new spec with `changes`, checked again as a new spec is; its mode cannot change (2.15's rule)."""
+        if "mode" in changes and changes["mode"] != self.mode:
+            raise ValueError(f"mode of EstimatorSpec cannot be changed: it is {self.mode!r}, got {changes['mode']!r}; "
+                             f"build a new EstimatorSpec for another mode.")
+        return type(self)(**{**self._asdict(), **changes})
 
 
 class TPUEstimatorSpec(NamedTuple):

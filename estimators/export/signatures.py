@@ -40,7 +40,7 @@ def export_outputs_for_predict(export_outputs: Any, predictions: Any) -> dict:
         export_outputs.setdefault(DEFAULT_KEY, only)
     elif DEFAULT_KEY not in export_outputs:
         raise ValueError(
-            f"export_outputs has several entries ({sorted(map(str, export_outputs))}) but none is named "
+            f"Multiple export_outputs were provided ({sorted(map(str, export_outputs))}) but none is named "
             f"{DEFAULT_KEY!r}; name the default one tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY."
         )
     return export_outputs
