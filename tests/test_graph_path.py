@@ -253,7 +253,7 @@ def test_a_program_that_disables_eager_execution_trains_evaluates_predicts_and_e
     assert tf.io.gfile.exists(os.path.join(result["export"], "saved_model.pb"))
 
 
-def test_in_memory_evaluator_hook_evaluates_after_the_first_step_every_n_and_at_the_end(tmp_path):
+def test_in_memory_evaluator_hook_evaluates_before_the_first_step_every_n_and_at_the_end(tmp_path):
     estimator = _estimator(tmp_path)
     seen = []
 
@@ -264,10 +264,49 @@ def test_in_memory_evaluator_hook_evaluates_after_the_first_step_every_n_and_at_
     hook = estimators.experimental.InMemoryEvaluatorHook(estimator, eval_input_fn, hooks=[Record()], every_n_iter=3,
                                                          name="live")
     estimator.train(train_input_fn, steps=7, hooks=[hook])
-    assert seen == [1, 4, 7, 7]
+    assert seen == [0, 3, 6, 7]
     final = estimator.evaluate(eval_input_fn)
     np.testing.assert_allclose(hook.results["loss"], final["loss"], rtol=1e-6)
     assert estimator.get_variable_names() == ["b", "global_step", "w"]  # the snapshots never went to model_dir
+
+
+def _model_fn_with_scaffold(**scaffold_parts):
+    """linear_model_fn whose spec carries a Scaffold made of scaffold_parts' callables' results."""
+    def model_fn(features, labels, mode, params):
+        spec = linear_model_fn(features, labels, mode, params)
+        return spec._replace(scaffold=tf.compat.v1.train.Scaffold(**{k: make() for k, make in scaffold_parts.items()}))
+    return model_fn
+
+
+def test_in_memory_evaluator_hook_refuses_an_evaluation_scaffold_with_its_own_init_fn(tmp_path):
+    model_fn = _model_fn_with_scaffold(init_fn=lambda: lambda scaffold, session: None)
+    estimator = estimators.Estimator(model_fn, config=estimators.RunConfig(model_dir=str(tmp_path)))
+    with pytest.raises(ValueError, match="does not support custom init_fn"):
+        estimators.experimental.InMemoryEvaluatorHook(estimator, eval_input_fn).begin()
+
+
+def test_in_memory_evaluator_hook_refuses_an_evaluation_scaffold_with_its_own_saver(tmp_path):
+    model_fn = _model_fn_with_scaffold(saver=tf.compat.v1.train.Saver)
+    estimator = estimators.Estimator(model_fn, config=estimators.RunConfig(model_dir=str(tmp_path)))
+    with pytest.raises(ValueError, match="does not support custom saver"):
+        estimators.experimental.InMemoryEvaluatorHook(estimator, eval_input_fn).begin()
+
+
+def test_in_memory_evaluator_hook_refuses_saveables_other_than_global_variables(tmp_path):
+    def model_fn(features, labels, mode, params):
+        tf.compat.v1.Variable([0.0], trainable=False, collections=[tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS])
+        return linear_model_fn(features, labels, mode, params)
+
+    estimator = estimators.Estimator(model_fn, config=estimators.RunConfig(model_dir=str(tmp_path)))
+    hook = estimators.experimental.InMemoryEvaluatorHook(estimator, eval_input_fn)
+    with pytest.raises(ValueError, match="does not support saveables other than global variables"):
+        estimator.train(train_input_fn, steps=2, hooks=[hook])
+
+
+def test_the_stop_at_checkpoint_step_hook_keeps_its_2_15_private_name():
+    from estimators.experimental import checkpoint_step_hook
+
+    assert checkpoint_step_hook._StopAtCheckpointStepHook is checkpoint_step_hook.StopAtCheckpointStepHook
 
 
 def test_the_private_global_step_reader_public_programs_call(tmp_path):

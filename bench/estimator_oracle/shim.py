@@ -68,7 +68,7 @@ COUNTERPARTS = {
     "extenders": ["estimators.extenders"],
     "keras_lib": ["estimators.keras_model"],
     "hooks.basic_session_run_hooks": ["estimators.training.hooks", "estimators.training.logging_hook"],
-    "hooks.hooks": ["estimators.training.hooks"],
+    "hooks.hooks": ["estimators.training.hooks", "estimators.experimental.checkpoint_step_hook"],
     "tpu.tpu_estimator": ["estimators.tpu_estimator", "estimators.tpu"],
     "tpu.tpu_config": ["estimators.run_config"],
     "tpu.util": ["estimators.run_config"],

@@ -61,6 +61,9 @@ class StopAtCheckpointStepHook(tf.compat.v1.train.SessionRunHook):
             time.sleep(self._wait_after_file_check_secs)
 
 
+_StopAtCheckpointStepHook = StopAtCheckpointStepHook  # 2.15's name for it (hooks._StopAtCheckpointStepHook)
+
+
 def make_stop_at_checkpoint_step_hook(estimator: Any, last_step: int,
                                       wait_after_file_check_secs: float = 30) -> tf.compat.v1.train.SessionRunHook:
     """The chief: tf.compat.v1.train.StopAtStepHook(last_step); other workers: a StopAtCheckpointStepHook

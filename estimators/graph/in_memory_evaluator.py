@@ -20,8 +20,8 @@ from estimators.graph.choice import is_session_hook
 
 
 class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
-    """Runs estimator.evaluate(input_fn, steps, hooks, name=name) after the first step, every every_n_iter steps
-    of this train() call, and at its end."""
+    """Runs estimator.evaluate(input_fn, steps, hooks, name=name) when the training session starts (before the
+    first step), after every every_n_iter steps of this train() call, and at its end, as 2.15's hook did."""
 
     def __init__(self, estimator: Any, input_fn: Callable, steps: int | None = None, hooks: Any = None,
                  name: str | None = None, every_n_iter: int = 100):
@@ -38,17 +38,39 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
         self.results: dict | None = None  # the latest evaluation's metrics
 
     def begin(self) -> None:
+        self._check_evaluation_scaffold()
+        if tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS):
+            raise ValueError("InMemoryEvaluatorHook does not support saveables other than global variables: the "
+                             "training graph has SAVEABLE_OBJECTS, which the evaluation would not see. Make them "
+                             "global variables, or evaluate from model_dir's checkpoints instead.")
         self._timer = tf.compat.v1.train.SecondOrStepTimer(every_steps=self._every_n_iter)
         self._iterations = 0
         self._folder = tempfile.mkdtemp(prefix="in_memory_eval_")
         self._saver = tf.compat.v1.train.Saver(sharded=True, max_to_keep=1, save_relative_paths=True)
 
+    def _check_evaluation_scaffold(self) -> None:
+        """Builds the evaluation's graph once, as 2.15's begin() did, and refuses a Scaffold with its own saver or
+        init_fn: the evaluation starts from the training session's variables, so neither would be honoured."""
+        from estimators.graph.build import call_graph
+        from estimators.mode_keys import ModeKeys
+
+        with call_graph(self._estimator, self._input_fn, ModeKeys.EVAL) as built:
+            scaffold = built.spec.scaffold
+        for part in ("saver", "init_fn"):
+            if getattr(scaffold, part) is not None:
+                raise ValueError(f"InMemoryEvaluatorHook does not support custom {part}: the evaluation model_fn's "
+                                 f"Scaffold has one, but the hook evaluates the training session's variables as "
+                                 f"they are. Leave {part} out of the Scaffold in EVAL mode.")
+
+    def after_create_session(self, session, coord) -> None:
+        del coord
+        self._evaluate(session)  # the metrics before training
+
     def after_run(self, run_context, run_values) -> None:
         del run_values
-        if self._timer.should_trigger_for_step(self._iterations):
-            self._timer.update_last_triggered_step(self._iterations)
-            self._evaluate(run_context.session)
         self._iterations += 1
+        if self._timer.should_trigger_for_step(self._iterations):
+            self._evaluate(run_context.session)
 
     def end(self, session) -> None:
         self._evaluate(session)
@@ -59,3 +81,4 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
                                     write_state=False)
         self.results = self._estimator.evaluate(self._input_fn, steps=self._steps, hooks=self._hooks,
                                                 checkpoint_path=snapshot, name=self._name)
+        self._timer.update_last_triggered_step(self._iterations)
