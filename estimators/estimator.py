@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import math
 import os
 import tempfile
@@ -57,6 +58,7 @@ from estimators.training.step_summaries import StepSummaries
 from estimators.training.summaries import SummaryWriters
 from estimators.training.train_input import StartingOverAtItsEnd, TrainInput
 
+_MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")  # what model_fn may take, by name
 INPUT_POSITION = "estimators/input_position"  # train-stream steps taken, saved with every checkpoint
 
 
@@ -110,12 +112,13 @@ class Estimator:
 
     def __init__(self, model_fn: Callable, model_dir: str | None = None, config: RunConfig | None = None,
                  params: dict | None = None, warm_start_from: Any = None):
+        if config is not None and not isinstance(config, RunConfig):
+            raise ValueError(f"config must be an instance of `RunConfig` (estimators.RunConfig), got "
+                             f"{type(config).__name__}.")
         if not callable(model_fn):
             raise ValueError(f"model_fn must be callable, got {type(model_fn).__name__}.")
-        model_fn_args(model_fn)
+        self._verify_model_fn_args(model_fn, params)
         config = config if config is not None else RunConfig()
-        if not isinstance(config, RunConfig):
-            raise ValueError(f"config must be an estimators.RunConfig, got {type(config).__name__}.")
         if model_dir and config.model_dir and model_dir != config.model_dir:
             raise ValueError(
                 f"model_dir={model_dir!r} and config.model_dir={config.model_dir!r} differ; set one of them."
@@ -147,6 +150,23 @@ class Estimator:
         self._graph_reason = ""  # why it is the graph path
         self._summaries = SummaryWriters(self._model_dir)
         self._step_summaries_made: dict[Runtime, StepSummaries] = {}
+
+    def _verify_model_fn_args(self, model_fn: Callable, params: dict | None) -> None:
+        """2.15's checks of model_fn's arguments when the Estimator is made (verify_model_fn_args), with its
+        phrases: an argument the engine cannot fill, and params given to a model_fn that cannot take them."""
+        try:
+            args = model_fn_args(model_fn)
+        except ValueError as err:
+            unexpected = [p.name for p in inspect.signature(model_fn).parameters.values()
+                          if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.default is p.empty
+                          and p.name not in _MODEL_FN_ARGS]
+            if unexpected:
+                raise ValueError(f"model_fn ({model_fn!r}) has following not expected args: {unexpected}. "
+                                 f"{err}") from None
+            raise
+        if params is not None and "params" not in args:
+            raise ValueError(f"model_fn ({model_fn!r}) does not include params argument, but params ({params!r:.80}) "
+                             f"are passed to Estimator: add a `params` argument to model_fn, or leave params out.")
 
     # -- public properties (tf.estimator names) ---------------------------------------------
     @property
@@ -361,9 +381,7 @@ class Estimator:
         """Trains until `steps` more steps, `max_steps` in all, the end of input_fn's data, or a hook's stop."""
         if steps is not None and max_steps is not None:
             raise ValueError(f"Set at most one of steps ({steps}) and max_steps ({max_steps}).")
-        for name, value in (("steps", steps), ("max_steps", max_steps)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-                raise ValueError(f"Must specify {name} > 0: {name} must be a positive integer, got {value!r}.")
+        steps, max_steps = self._checked_steps("steps", steps), self._checked_steps("max_steps", max_steps)
         if self._path(hooks, saving_listeners) == choice.TF2:
             try:
                 return self._train_tf2(input_fn, hooks, steps, max_steps, saving_listeners)
@@ -371,6 +389,15 @@ class Estimator:
                 self._use_graph_path(needed.reason)
         graph_train.train(self, input_fn, hooks, steps, max_steps, saving_listeners)
         return self
+
+    def _checked_steps(self, name: str, value: Any) -> int | None:
+        """train()'s steps / max_steps as a whole count. A fractional one is taken as 2.15's StopAtStepHook took
+        it: training stops at the first step at or past it (12.5 steps are 13)."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or math.isinf(value):
+            raise ValueError(f"Must specify {name} > 0: {name} must be a positive integer, got {value!r}.")
+        return math.ceil(value)
 
     def _train_tf2(self, input_fn: Callable, hooks: Any, steps: int | None, max_steps: int | None,
                    saving_listeners: Any) -> Estimator:

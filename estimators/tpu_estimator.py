@@ -20,9 +20,12 @@ from estimators.compat.tpu_context import TPUContext
 from estimators.distribute.inputs import InputDeployment, make_dataset_fn, per_replica_batch_size
 from estimators.distribute.strategy import local_replicas, local_strategy, num_input_hosts, resolve_strategy
 from estimators.estimator import Estimator
+from estimators.graph import choice
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import InputPipelineConfig, RunConfig, pipeline_name
+from estimators.runtime.model_fn_call import model_fn_args
 from estimators.runtime.state import Runtime
+from estimators.specs import EstimatorSpec
 
 _BATCH_ARGS = {ModeKeys.TRAIN: "train_batch_size", ModeKeys.EVAL: "eval_batch_size",
                ModeKeys.PREDICT: "predict_batch_size"}
@@ -57,18 +60,22 @@ class TPUEstimator(Estimator):
         for key in _RESERVED_PARAMS:
             if key in (params or {}):
                 raise ValueError(
-                    f"params['{key}'] is reserved: TPUEstimator sets params['batch_size'] (pass train_batch_size/"
-                    "eval_batch_size/predict_batch_size instead) and params['context']."
+                    f"params['{key}'] is reserved: {list(_RESERVED_PARAMS)} are reserved keys TPUEstimator sets "
+                    "(params['batch_size']: pass train_batch_size/eval_batch_size/predict_batch_size instead)."
                 )
         if embedding_config_spec is not None:
             raise ValueError("embedding_config_spec (TPU embeddings) is not supported; use keras_rs instead.")
         self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
                              ModeKeys.PREDICT: predict_batch_size}
         for mode, size in self._batch_sizes.items():
-            if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+            if size is not None and (not isinstance(size, int) or isinstance(size, bool)):
+                raise TypeError(f"`{_BATCH_ARGS[mode]}` must be int (a positive integer), got {size!r} of type "
+                                f"{type(size).__name__}.")
+            if size is not None and size < 1:
                 raise ValueError(f"{_BATCH_ARGS[mode]} must be a positive integer, got {size!r}.")
         if use_tpu and train_batch_size is None:
-            raise ValueError("TPUEstimator(use_tpu=True) needs train_batch_size (the global batch).")
+            raise ValueError("`train_batch_size` cannot be `None`: TPUEstimator(use_tpu=True) needs train_batch_size "
+                             "(the global batch).")
         if export_saved_model_api_version not in (1, 2, *ExportSavedModelApiVersion):
             raise ValueError(f"export_saved_model_api_version must be 1 or 2, got {export_saved_model_api_version!r}.")
         self._use_tpu = bool(use_tpu)
@@ -76,6 +83,18 @@ class TPUEstimator(Estimator):
         self._export_to_tpu, self._export_to_cpu = bool(export_to_tpu), bool(export_to_cpu)
         super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
         _check_batch_axis(batch_axis, self._config.tpu_config.per_host_input_for_training)
+
+    def _verify_model_fn_args(self, model_fn: Callable, params: dict | None) -> None:
+        """Params are the TPUEstimator's own (it adds batch_size and context), so only the arguments are checked:
+        2.15's TPUEstimator wrapped model_fn, whose wrapper always took params."""
+        super()._verify_model_fn_args(model_fn, None)
+
+    def _checked_steps(self, name: str, value: Any) -> int | None:
+        """TPUEstimator 2.15 took only whole step counts (its loops run whole steps): a float is a TypeError."""
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise TypeError(f"{name} must be int, got {value!r} of type {type(value).__name__}: TPUEstimator trains "
+                            f"whole steps.")
+        return super()._checked_steps(name, value)
 
     # -- where each mode runs ---------------------------------------------------------------------------
     def _running_on_cpu(self, mode: str) -> bool:
@@ -134,10 +153,7 @@ class TPUEstimator(Estimator):
 
     def _check_graph_path(self) -> None:
         if self._use_tpu:
-            raise ValueError(
-                "This model_fn needs the graph path (tf.Graph and sessions: a scaffold_fn, SessionRunHooks, "
-                "init_from_checkpoint or eager execution disabled), which runs TPUEstimator off the TPU only so far "
-                "(use_tpu=False, as 2.15 ran it on a CPU or GPU). On a TPU, write model_fn for the TF2 path.")
+            return  # refused once the call's graph is built (model_fn below), after 2.15's own checks
         strategies = [self._config.train_distribute, self._config.eval_distribute, *self._strategies.values()]
         if any(s is not None and s.num_replicas_in_sync > 1 for s in strategies):
             raise ValueError(
@@ -145,6 +161,46 @@ class TPUEstimator(Estimator):
                 "init_from_checkpoint or eager execution disabled), where TPUEstimator(use_tpu=False) runs on one "
                 "device, as 2.15 did; the RunConfig asks for several replicas. Drop train_distribute/eval_distribute "
                 "(or TF_CONFIG's workers), or write model_fn for the TF2 path.")
+
+    @property
+    def model_fn(self) -> Callable:
+        """model_fn; on the graph path with use_tpu=True, the one that checks the call as 2.15's TPU model_fn
+        wrapper did and then refuses it (_refuse_tpu_graph_call)."""
+        if self._use_tpu and self._execution == choice.GRAPH:
+            return self._refuse_tpu_graph_call
+        return self._model_fn
+
+    def _refuse_tpu_graph_call(self, features: Any, labels: Any, mode: str, params: dict, config: Any) -> Any:
+        """The graph path runs TPUEstimator off the TPU only: with use_tpu=True its call is built as far as 2.15's
+        checks of a TPU call go (static input shapes, model_fn's labels and params, the spec's chief hooks and
+        static predictions), so their errors come first, and then refused before anything runs."""
+        for name, value in (("features", features), ("labels", labels)):
+            for tensor in tf.nest.flatten(value) if value is not None else ():
+                if isinstance(tensor, tf.Tensor) and not tensor.shape.is_fully_defined():
+                    raise ValueError(f"The {name} to the model returned by input_fn must have static shape "
+                                     f"on a TPU. Tensor: {tensor}. Batch with drop_remainder=True and give every "
+                                     f"other dimension a fixed size.")
+        args = model_fn_args(self._model_fn)
+        if labels is not None and "labels" not in args:
+            raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument "
+                             "to model_fn, or return features only from input_fn.")
+        if "params" not in args:
+            raise ValueError(f"model_fn ({self._model_fn!r}) does not include params argument, required by "
+                             f"TPUEstimator to pass batch size as params['batch_size']: add a `params` argument.")
+        values = {"features": features, "labels": labels, "mode": mode, "params": params, "config": config}
+        spec = self._model_fn(**{name: values[name] for name in args})
+        if isinstance(spec, EstimatorSpec) and spec.training_chief_hooks:
+            raise ValueError("training_chief_hooks returned by EstimatorSpec is not supported in TPUEstimator: "
+                             "pass training hooks in training_hooks.")
+        if mode == ModeKeys.PREDICT and isinstance(getattr(spec, "predictions", None), dict):
+            for key, tensor in spec.predictions.items():
+                if tf.is_tensor(tensor) and tensor.shape.rank and tf.compat.dimension_value(tensor.shape[0]) is None:
+                    raise ValueError(f"The tensor with key ({key}) in TPUEstimatorSpec.predictions has dynamic shape "
+                                     f"(should be static) on a TPU. Tensor: {tensor}.")
+        raise ValueError(
+            "This model_fn needs the graph path (tf.Graph and sessions: a scaffold_fn, SessionRunHooks, "
+            "init_from_checkpoint or eager execution disabled), which runs TPUEstimator off the TPU only so far "
+            "(use_tpu=False, as 2.15 ran it on a CPU or GPU). On a TPU, write model_fn for the TF2 path.")
 
     def _graph_strategy(self, mode: str) -> None:
         """TPUEstimator off the TPU ran on one device in 2.15: no replication on the graph path."""
@@ -189,7 +245,8 @@ class TPUEstimator(Estimator):
         if size is None and self._unbatched_predict(mode):
             return None
         if size is None:
-            raise ValueError(f"TPUEstimator needs {_BATCH_ARGS[mode]} to {mode_verb(mode)}; pass it to TPUEstimator().")
+            raise ValueError(f"{_BATCH_ARGS[mode]} in TPUEstimator constructor cannot be `None`: TPUEstimator needs "
+                             f"{_BATCH_ARGS[mode]} to {mode_verb(mode)}; pass it to TPUEstimator().")
         return size
 
     def _model_fn_batch_size(self, mode: str, runtime: Runtime) -> int | None:
