@@ -112,6 +112,24 @@ def _check_checkpoint_format(checkpoint_format: str | None) -> None:
     raise ValueError(f"checkpoint_format must be 'saver' (or 'checkpoint', unsupported), got {checkpoint_format!r}.")
 
 
+def _serialized_uncompiled(flavour: Flavour, keras_model: Any) -> dict:
+    """The model's serialized config, its compile config left out (a tf.compat.v1 optimizer has none to give:
+    tf_keras would fail serializing it). The model is rebuilt from this, never recompiled from it."""
+    if flavour.is_keras3 or _v1_optimizer(keras_model.optimizer) is None:
+        return flavour.serialize(keras_model)
+    keras_model.get_compile_config = lambda: None  # this instance only, for this one serialization
+    try:
+        return flavour.serialize(keras_model)
+    finally:
+        del keras_model.get_compile_config
+
+
+def _v1_optimizer(optimizer: Any) -> Any:
+    """The tf.compat.v1.train optimizer a tf_keras model was compiled with (inside its TFOptimizer), or None."""
+    inner = getattr(optimizer, "optimizer", None)
+    return inner if isinstance(inner, tf.compat.v1.train.Optimizer) else None
+
+
 def _without_name(optimizer_config: Any) -> Any:
     if isinstance(optimizer_config, dict) and isinstance(optimizer_config.get("config"), dict):
         inner = {k: v for k, v in optimizer_config["config"].items() if k != "name"}
@@ -131,21 +149,31 @@ class KerasModelFn:
         if not flavour.is_compiled(keras_model):
             raise ValueError(_NOT_COMPILED)
         self._custom_objects = dict(custom_objects or {})
-        # Serialized now, eagerly: an optimizer's config reads its variables, which model_fn's graph cannot.
-        self._compile_config = keras_model.get_compile_config()
-        if not flavour.is_keras3:  # tf_keras keeps compile()'s arguments as given ("sgd"): take the optimizer built
+        # A tf.compat.v1.train optimizer (tf_keras wraps it in a TFOptimizer) has no config: 2.15 used the object
+        # itself in every model_fn call, as is done here.
+        self._v1_optimizer = _v1_optimizer(keras_model.optimizer) if not flavour.is_keras3 else None
+        if self._v1_optimizer is not None:
+            compile_args = dict(keras_model._compile_config.config, optimizer=None)  # noqa: SLF001 - tf_keras's
+            self._compile_config = flavour.serialize(compile_args)
+        else:
+            # Serialized now, eagerly: an optimizer's config reads its variables, which model_fn's graph cannot.
+            self._compile_config = keras_model.get_compile_config()
+        if not flavour.is_keras3 and self._v1_optimizer is None:
+            # tf_keras keeps compile()'s arguments as given ("sgd"): take the optimizer built
             self._compile_config["optimizer"] = flavour.serialize(keras_model.optimizer)
         # The optimizer gets its class's default name ("adam"), not the process's count ("adam_3"): the
         # engine names its step counter by it, and a checkpoint key must not depend on what ran before.
         self._compile_config["optimizer"] = _without_name(self._compile_config["optimizer"])
-        self._model_config = {k: v for k, v in flavour.serialize(keras_model).items() if k != "compile_config"}
+        self._model_config = {k: v for k, v in _serialized_uncompiled(flavour, keras_model).items()
+                              if k != "compile_config"}
         try:  # now, eagerly: a loss or metric missing from custom_objects fails here, not in a trace
             compiled = self._deserialize(self._compile_config)
         except (TypeError, ValueError) as err:
             raise ValueError(
                 f"Could not rebuild what the Keras model was compiled with ({err}). Pass custom losses, metrics "
                 "and optimizers as model_to_estimator(custom_objects={'name': object}).") from err
-        self._check_optimizer(compiled["optimizer"])
+        if self._v1_optimizer is None:
+            self._check_optimizer(compiled["optimizer"])
         try:
             self._weights = InitialWeights(keras_model, self._rebuild, flavour.outside_functions_only)
         except (TypeError, NotImplementedError) as err:
@@ -202,7 +230,7 @@ class KerasModelFn:
         compiled = self._deserialize({k: self._compile_config.get(k) for k in ("loss", "loss_weights")})
         if self._flavour.is_keras3:  # tf_keras divides a whole-batch loss by the replicas too: nothing to check
             compiled["loss"] = checked_losses(compiled["loss"])
-        optimizer = self._deserialize(self._compile_config["optimizer"]) if training else None
+        optimizer = self._optimizer() if training else None
         keras_loss = self._flavour.compute_loss(model, compiled, inputs, targets, outputs, sample_weight, optimizer,
                                                 training)
         replicas = tf.distribute.get_strategy().num_replicas_in_sync  # what Keras divided its loss by
@@ -216,6 +244,13 @@ class KerasModelFn:
             tensors["sample_weight"] = sample_weight
         metrics = self._compile_config.get("metrics") or self._compile_config.get("weighted_metrics")
         return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(self._metric_fn, tensors) if metrics else None)
+
+    def _optimizer(self) -> Any:
+        """The optimizer of this training call: a fresh one of the compiled optimizer's config, or the
+        tf.compat.v1.train optimizer the model was compiled with (it has no config; 2.15 reused it too)."""
+        if self._v1_optimizer is not None:
+            return self._v1_optimizer
+        return self._deserialize(self._compile_config["optimizer"])
 
     def _exports(self, predictions: dict) -> dict | None:
         if self._export_outputs is None:

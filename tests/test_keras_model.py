@@ -528,6 +528,11 @@ def test_a_tf_keras_model_with_a_legacy_optimizer_trains_as_215(tf_keras, tmp_pa
     assert_as_215("sequential_input_shape_sgd_l2", *train_evaluate_predict_keyed_by_dense_input(model, str(tmp_path)))
 
 
+def test_a_tf_keras_model_compiled_with_a_tf_compat_v1_optimizer_trains_as_215(tf_keras, tmp_path):
+    model = input_shape_sequential(tf_keras, tf.compat.v1.train.GradientDescentOptimizer(0.1), l2=0.01)
+    assert_as_215("sequential_input_shape_sgd_l2", *train_evaluate_predict_keyed_by_dense_input(model, str(tmp_path)))
+
+
 def test_a_keras3_sequential_built_with_input_shape_takes_keras2s_input_name_as_215_did(tmp_path):
     model = input_shape_sequential(keras, keras.optimizers.SGD(0.1), l2=0.01)
     assert model.inputs[0]._keras_history.operation.name.startswith("input_layer")  # Keras 3's own name
