@@ -59,16 +59,18 @@ def _input_fn(params):
     return tf.data.Dataset.from_tensor_slices((x, x[:, :1])).repeat().batch(params["batch_size"], drop_remainder=True)
 
 
-def test_graph_path_on_a_tpu_is_refused_once_the_call_is_built(tmp_path):
-    estimator = _graph_tpu_estimator(tmp_path, model_fn_with_params)
-    with pytest.raises(ValueError, match="runs TPUEstimator off the TPU only"):
-        estimator.train(_input_fn, steps=1)
-
-
-def test_graph_path_on_a_tpu_names_a_missing_eval_batch_size_first(tmp_path):
-    estimator = _graph_tpu_estimator(tmp_path, model_fn_with_params)
-    with pytest.raises(ValueError, match="eval_batch_size in TPUEstimator constructor cannot be `None`"):
-        estimator.evaluate(_input_fn, steps=1)
+@pytest.mark.parametrize(("call", "model_fn", "message"), [
+    pytest.param("train", model_fn_with_params, "runs TPUEstimator off the TPU only", id="refused_once_built"),
+    pytest.param("evaluate", model_fn_with_params, "eval_batch_size in TPUEstimator constructor cannot be `None`",
+                 id="missing_eval_batch_size_named_first"),
+    pytest.param("train", None, "does not include params argument, required by TPUEstimator",
+                 id="params_argument_required_first"),
+])
+def test_graph_path_on_a_tpu_runs_2_15s_checks_before_refusing(tmp_path, call, model_fn, message):
+    """On the graph path TPUEstimator(use_tpu=True) names what 2.15 would have refused first, then refuses."""
+    estimator = _graph_tpu_estimator(tmp_path, model_fn or model_fn_without_params)
+    with pytest.raises(ValueError, match=message):
+        getattr(estimator, call)(_input_fn, steps=1)
 
 
 def test_graph_path_on_a_tpu_refuses_features_without_static_shapes_first(tmp_path):
@@ -80,12 +82,6 @@ def test_graph_path_on_a_tpu_refuses_features_without_static_shapes_first(tmp_pa
     estimator = _graph_tpu_estimator(tmp_path, model_fn_with_params)
     with pytest.raises(ValueError, match="features to the model returned by input_fn must have static shape"):
         estimator.train(input_fn, steps=1)
-
-
-def test_graph_path_on_a_tpu_requires_a_params_argument_first(tmp_path):
-    estimator = _graph_tpu_estimator(tmp_path, model_fn_without_params)
-    with pytest.raises(ValueError, match="does not include params argument, required by TPUEstimator"):
-        estimator.train(_input_fn, steps=1)
 
 
 def test_graph_path_on_a_tpu_refuses_training_chief_hooks_first(tmp_path):
