@@ -506,6 +506,15 @@ class Estimator:
             raise ValueError(f"Must specify steps > 0: steps must be a positive integer or None, got {steps!r}.")
         check_model_dir(self._model_dir, write=False)
         path = self._resolve_checkpoint(checkpoint_path)
+        if checkpoint_path is None and path is not None:
+            # The newest one, chosen again if a trainer rotates it away mid-read (as continuous evaluation did).
+            return self._checkpointer.read_newest(
+                lambda newest: self._evaluate_at(input_fn, steps, hooks, newest, name), chosen=path)
+        return self._evaluate_at(input_fn, steps, hooks, path, name)
+
+    def _evaluate_at(self, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
+                     name: str | None) -> dict:
+        """evaluate() of the checkpoint at `path` on the program's path."""
         if self._path(hooks) == choice.TF2:
             try:
                 return self._evaluate_tf2(input_fn, steps, hooks, path, name)

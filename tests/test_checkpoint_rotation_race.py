@@ -140,3 +140,40 @@ def test_evaluators_racing_a_rotating_trainer_never_fail(tmp_path):
     print(f"evaluations: {len(results)}, failed: {len(errors)}")
     assert errors == [] and results
     assert set(results) <= saved
+
+
+def test_estimator_evaluate_reads_the_newest_checkpoint_when_a_trainer_rotates_its_choice_away(tmp_path):
+    """evaluate() chose model.ckpt-2; before it restores, a trainer (keep_checkpoint_max=1) saves step 4 and
+    deletes ckpt-2: evaluate() evaluates ckpt-4 instead of failing (as 2.15's continuous evaluation did)."""
+    import estimators
+
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [1, 1], initializer=tf.compat.v1.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return estimators.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    def input_fn():
+        x = np.ones([4, 1], np.float32)
+        return tf.data.Dataset.from_tensor_slices((x, 2 * x)).batch(2)
+
+    def repeated():
+        return input_fn().repeat()
+
+    config = estimators.RunConfig(model_dir=str(tmp_path), keep_checkpoint_max=1, save_checkpoints_steps=2)
+    trainer = estimators.Estimator(model_fn, config=config)
+    trainer.train(repeated, max_steps=2)
+    evaluator = estimators.Estimator(model_fn, config=config)
+    evaluate_at, rotated = evaluator._evaluate_at, []
+
+    def rotating_first(input_fn, steps, hooks, path, name):
+        if not rotated:
+            rotated.append(path)
+            trainer.train(repeated, max_steps=4)  # saves ckpt-4, rotates ckpt-2 away
+        return evaluate_at(input_fn, steps, hooks, path, name)
+
+    evaluator._evaluate_at = rotating_first
+    results = evaluator.evaluate(input_fn)
+    assert rotated == [f"{tmp_path}/model.ckpt-2"]
+    assert results["global_step"] == 4

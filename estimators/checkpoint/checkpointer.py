@@ -75,12 +75,13 @@ class Checkpointer:
         Raises NoUsableCheckpointError when there are checkpoints but none is complete (starting over would
         overwrite the run), storage.ModelDirUnreadableError when the storage keeps failing to read model_dir.
         """
-        for _ in range(NEWEST_TRIES):  # again when a trainer rotates a candidate away while it is checked
+        for attempt in range(1, NEWEST_TRIES + 1):  # again when a trainer rotates a candidate away meanwhile
             try:
                 return self._latest()
-            except _Rotated:
-                continue
-        return self._latest()
+            except _Rotated as rotated:
+                if attempt == NEWEST_TRIES:
+                    raise _gone_error(str(rotated)) from None
+        raise AssertionError("unreachable")
 
     def _latest(self) -> str | None:
         state = state_file.read(self.model_dir)
@@ -91,8 +92,9 @@ class Checkpointer:
                 reason = files.problem(candidate)
             except tf.errors.NotFoundError:
                 reason = "deleted while being checked"
-            if reason is not None and candidate in listed and _gone(candidate):  # listed, then deleted
-                raise _Rotated(candidate)
+            if reason is not None and _gone(candidate) and (
+                    candidate in listed or state_file.read(self.model_dir) != state):
+                raise _Rotated(candidate)  # listed or named, then deleted while a trainer saved a newer one
             if reason is not None:
                 logging.warning("Checkpoint %s is incomplete or damaged (%s); trying the previous one.",
                                 candidate, reason)
