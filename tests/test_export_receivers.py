@@ -239,10 +239,12 @@ def test_a_tensor_spec_feature_must_be_one_of_the_receiver_tensors(trained, tmp_
 
 
 def _echo_model_fn(features, labels, mode):
-    """The trained model's logits, plus an "id" feature echoed back (as batch-prediction jobs do)."""
+    """The trained model's logits, plus an "id" feature echoed back (as batch-prediction jobs do). The spec's
+    default export output is made again from the new predictions (export_outputs=None): as in 2.15, _replace
+    otherwise keeps the one made from the old predictions."""
     spec = cases.make_model_fn(cases.estimators_api(), cases._no_heads)(features, labels, mode)
     if "id" in features:
-        spec = spec._replace(predictions={**spec.predictions, "id": features["id"]})
+        spec = spec._replace(predictions={**spec.predictions, "id": features["id"]}, export_outputs=None)
     return spec
 
 
