@@ -23,7 +23,7 @@ from estimators.estimator import Estimator
 from estimators.graph import choice
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import InputPipelineConfig, RunConfig, pipeline_name
-from estimators.runtime.model_fn_call import model_fn_args
+from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.state import Runtime
 from estimators.specs import EstimatorSpec
 
@@ -181,14 +181,11 @@ class TPUEstimator(Estimator):
                                      f"on a TPU. Tensor: {tensor}. Batch with drop_remainder=True and give every "
                                      f"other dimension a fixed size.")
         args = model_fn_args(self._model_fn)
-        if labels is not None and "labels" not in args:
-            raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument "
-                             "to model_fn, or return features only from input_fn.")
+        invoke = bound_model_fn(self._model_fn, args, features, labels, mode, params, config)
         if "params" not in args:
             raise ValueError(f"model_fn ({self._model_fn!r}) does not include params argument, required by "
                              f"TPUEstimator to pass batch size as params['batch_size']: add a `params` argument.")
-        values = {"features": features, "labels": labels, "mode": mode, "params": params, "config": config}
-        spec = self._model_fn(**{name: values[name] for name in args})
+        spec = invoke()
         if isinstance(spec, EstimatorSpec) and spec.training_chief_hooks:
             raise ValueError("training_chief_hooks returned by EstimatorSpec is not supported in TPUEstimator: "
                              "pass training hooks in training_hooks.")

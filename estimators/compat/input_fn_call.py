@@ -32,9 +32,9 @@ def input_fn_args(input_fn: Callable) -> tuple[str, ...]:
     return declared_args(input_fn, INPUT_FN_ARGS, "input_fn", " Bind others with functools.partial or a lambda.")
 
 
-def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, input_context: Any = None,
-                  require_params: bool = False) -> tf.data.Dataset:
-    """input_fn's dataset, called with the arguments it declares; returned tensors become a dataset of their values."""
+def bound_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, input_context: Any = None,
+                   require_params: bool = False) -> Callable[[], Any]:
+    """input_fn as a call without arguments, passing by name those of mode/params/config/input_context it declares."""
     args = input_fn_args(input_fn)
     if require_params and "params" not in args:
         raise ValueError(
@@ -42,10 +42,14 @@ def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, i
             "TPUEstimator needs to pass the batch size as params['batch_size']."
         )
     values = {"mode": mode, "params": params, "config": config, "input_context": input_context}
+    return lambda: input_fn(**{name: values[name] for name in args})
 
-    def call() -> Any:
-        return input_fn(**{name: values[name] for name in args})
 
+def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, input_context: Any = None,
+                  require_params: bool = False) -> tf.data.Dataset:
+    """input_fn's dataset, called with the arguments it declares; returned tensors become a dataset of their values."""
+    call = bound_input_fn(input_fn, mode=mode, params=params, config=config, input_context=input_context,
+                          require_params=require_params)
     return as_dataset(call(), call, config)
 
 

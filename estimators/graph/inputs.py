@@ -12,7 +12,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators.compat.input_fn_call import input_fn_args
+from estimators.compat.input_fn_call import bound_input_fn
 
 
 class _IteratorInitializer(tf.compat.v1.train.SessionRunHook):
@@ -28,11 +28,9 @@ class _IteratorInitializer(tf.compat.v1.train.SessionRunHook):
 
 def input_tensors(input_fn: Callable, *, mode: str, params: dict, config: Any) -> tuple[Any, Any, list]:
     """(features, labels, hooks) from input_fn called in the current graph with the arguments it declares."""
-    args = input_fn_args(input_fn)
-    values = {"mode": mode, "params": params, "config": config, "input_context": None}
+    call = bound_input_fn(input_fn, mode=mode, params=params, config=config)
     with tf.device("/cpu:0"):
-        result = input_fn(**{name: values[name] for name in args})
-        return _parse(result)
+        return _parse(call())
 
 
 def _parse(result: Any) -> tuple[Any, Any, list]:

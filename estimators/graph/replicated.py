@@ -14,7 +14,7 @@ import tensorflow as tf
 from tensorflow.python.distribute import values as distribute_values
 from tensorflow.python.training import training_util
 
-from estimators.compat.input_fn_call import input_fn_args
+from estimators.compat.input_fn_call import bound_input_fn
 from estimators.graph.specs import SessionSpec, call_model_fn
 from estimators.mode_keys import ModeKeys
 
@@ -72,11 +72,9 @@ class _DistributedIteratorInitializer(tf.compat.v1.train.SessionRunHook):
 
 def input_iterator(strategy: Any, input_fn: Callable, *, mode: str, params: dict, config: Any) -> tuple[Any, Any, list]:
     """(features, labels, hooks): input_fn called per worker with its InputContext; each replica's next batch."""
-    args = input_fn_args(input_fn)
 
     def dataset_fn(input_context: Any) -> tf.data.Dataset:
-        values = {"mode": mode, "params": params, "config": config, "input_context": input_context}
-        result = input_fn(**{name: values[name] for name in args})
+        result = bound_input_fn(input_fn, mode=mode, params=params, config=config, input_context=input_context)()
         if not isinstance(result, tf.data.Dataset):
             raise ValueError(
                 f"input_fn returned a {type(result).__name__}; under train_distribute/eval_distribute tf.estimator "

@@ -16,7 +16,7 @@ from tensorflow.python.ops import gen_summary_ops, summary_ops_v2
 
 from estimators.graph import hooks as graph_hooks
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.model_fn_call import model_fn_args
+from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.specs import TPUEstimatorSpec, validate_spec
 
 
@@ -40,12 +40,8 @@ class SessionSpec:
 
 def call_model_fn(model_fn: Callable, features: Any, labels: Any, mode: str, params: dict, config: Any) -> SessionSpec:
     """Calls model_fn with the arguments it declares, in the current graph, and checks what it returned."""
-    args = model_fn_args(model_fn)
-    if labels is not None and "labels" not in args:
-        raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument to "
-                         "model_fn, or return features only from input_fn.")
-    values = {"features": features, "labels": labels, "mode": mode, "params": params, "config": config}
-    spec = validate_spec(model_fn(**{name: values[name] for name in args}), mode, sessions=True)
+    invoke = bound_model_fn(model_fn, model_fn_args(model_fn), features, labels, mode, params, config)
+    spec = validate_spec(invoke(), mode, sessions=True)
     if isinstance(spec, TPUEstimatorSpec):
         return _from_tpu_spec(spec)
     scaffold = spec.scaffold or tf.compat.v1.train.Scaffold()

@@ -34,19 +34,27 @@ def model_fn_args(model_fn: Callable) -> tuple[str, ...]:
     return tuple(names)
 
 
+def bound_model_fn(model_fn: Callable, args: tuple[str, ...], features: Any, labels: Any, mode: str, params: dict,
+                   config: Any) -> Callable[[], Any]:
+    """model_fn as a call without arguments, passing by name those of its `args`; ValueError when input_fn gave
+    labels and model_fn takes none."""
+    if labels is not None and "labels" not in args:
+        raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument to "
+                         "model_fn, or return features only from input_fn.")
+    values = {"features": features, "labels": labels, "mode": mode, "params": params, "config": config}
+    return lambda: model_fn(**{name: values[name] for name in args})
+
+
 def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, features: Any,
                   labels: Any, params: dict, config: Any, global_step: Any) -> Any:
     """Calls model_fn with the arguments it takes, as `call`, in a fresh TF1 naming and collection scope,
     under the Keras dtype policy of the run's precision (restored afterwards)."""
-    if labels is not None and "labels" not in args:
-        raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument to "
-                         "model_fn, or return features only from input_fn.")
-    values = {"features": features, "labels": labels, "mode": call.mode, "params": params, "config": config}
+    invoke = bound_model_fn(model_fn, args, features, labels, call.mode, params, config)
     computes_in = precision.resolve(config, params)
     with (entered(call), naming.call_names() as names, call_collections(global_step) as collections,
           precision.policy_scope(computes_in)):
         call.names, call.collections = names, collections
-        spec = model_fn(**{name: values[name] for name in args})
+        spec = invoke()
         call.summaries = collections.get(tf.compat.v1.GraphKeys.SUMMARIES)
     precision.check_loss(spec, call.mode, computes_in)
     return spec
