@@ -75,15 +75,15 @@ def timestamped_dir(export_dir_base: str) -> str:
 def remove_abandoned(export_dir_base: str) -> list[str]:
     """Removes the folders of exports whose writer is gone (temporaries and part-copied versions); returns them."""
     removed = []
-    for name in tf.io.gfile.listdir(export_dir_base):
-        folder = os.path.join(export_dir_base, name.rstrip("/"))
+    for name in (entry.rstrip("/") for entry in tf.io.gfile.listdir(export_dir_base)):
+        folder = os.path.join(export_dir_base, name)
         owner = os.path.join(folder, OWNER)
         if tf.io.gfile.exists(owner):
             if not _owner_gone(owner):
                 continue
-        elif not _old_temporary(name.rstrip("/")):
+        elif not _old_temporary(name):
             continue
-        if name.rstrip("/").isdigit() and any(tf.io.gfile.exists(os.path.join(folder, f)) for f in _MODEL_FILES):
+        if name.isdigit() and any(tf.io.gfile.exists(os.path.join(folder, f)) for f in _MODEL_FILES):
             tf.io.gfile.remove(owner)  # published whole (the model file comes last); only the owner file was left
             continue
         _remove_quietly(folder)
@@ -101,22 +101,25 @@ def _move(temporary: str, final: str) -> None:
     model_files = [f for f in files if f in _MODEL_FILES]
     if not model_files:
         raise ExportPublishError(f"{temporary} holds no {' or '.join(_MODEL_FILES)}: the SavedModel was not written.")
-    # The owner file goes first (a copy killed part-way is then known abandoned), the model file last.
-    ordered = [OWNER] + sorted(f for f in files if f not in model_files and f != OWNER) + model_files
-    for relative in ordered:
-        destination = os.path.join(final, relative)
-        tf.io.gfile.makedirs(os.path.dirname(destination))
-        if relative in model_files:
-            _check_copied(temporary, final, [f for f in ordered if f not in model_files])
-        tf.io.gfile.copy(os.path.join(temporary, relative), destination, overwrite=True)
+    # The owner file goes first (a copy killed part-way is then known abandoned); the model file goes last,
+    # once every other file is checked whole.
+    others = sorted(f for f in files if f not in model_files and f != OWNER)
+    _copy(temporary, final, [OWNER, *others])
+    _check_copied(temporary, final, others)
+    _copy(temporary, final, model_files)
     tf.io.gfile.remove(os.path.join(final, OWNER))
+
+
+def _copy(source: str, destination: str, relatives: list[str]) -> None:
+    for relative in relatives:
+        target = os.path.join(destination, relative)
+        tf.io.gfile.makedirs(os.path.dirname(target))
+        tf.io.gfile.copy(os.path.join(source, relative), target, overwrite=True)
 
 
 def _check_copied(source: str, destination: str, relatives: list[str]) -> None:
     """Every file arrived whole before the model file makes the folder a SavedModel."""
     for relative in relatives:
-        if relative == OWNER:
-            continue
         expected = tf.io.gfile.stat(os.path.join(source, relative)).length
         copied = os.path.join(destination, relative)
         if not tf.io.gfile.exists(copied) or tf.io.gfile.stat(copied).length != expected:
