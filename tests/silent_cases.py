@@ -46,11 +46,13 @@ B_CKPT = np.array([0.3], np.float32)
 LEARNING_RATE = 0.1
 
 
-def case(*, prelude=None):
-    """Registers a case. prelude(tf) runs right after `import tensorflow`, before the estimator package."""
+def case(*, prelude=None, ours_only=False):
+    """Registers a case. prelude(tf) runs right after `import tensorflow`, before the estimator package.
+    ours_only: a variant only this project can run (its 2.15 reference is another case's)."""
 
     def register(fn):
         fn.prelude = prelude
+        fn.ours_only = ours_only
         CASES[fn.__name__] = fn
         return fn
 
@@ -270,7 +272,7 @@ def two_logical_cpus(tf):
     tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 
 
-def ema_mirrored(tf, est, replicas: int, scratch: str):
+def ema_mirrored(tf, est, replicas: int, scratch: str, **config_args):
     v1 = tf.compat.v1
     strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)])
 
@@ -299,7 +301,8 @@ def ema_mirrored(tf, est, replicas: int, scratch: str):
     # 2-replica training step (both replicas placed on the one CPU the session has).
     config = est.RunConfig(model_dir=os.path.join(scratch, "model"), train_distribute=strategy,
                            eval_distribute=strategy,
-                           session_config=v1.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=True))
+                           session_config=v1.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=True),
+                           **config_args)
     estimator = est.Estimator(model_fn, config=config)
     out = {"train": attempt(lambda: estimator.train(train_input_fn(tf), steps=4) and None)}
     if out["train"] is None:
@@ -319,6 +322,12 @@ def ema_mirrored_1_replica(tf, est, tpu, scratch):
 @case(prelude=two_logical_cpus)
 def ema_mirrored_2_replicas(tf, est, tpu, scratch):
     return ema_mirrored(tf, est, 2, scratch)
+
+
+@case(prelude=two_logical_cpus, ours_only=True)
+def ema_mirrored_2_replicas_graph_path(tf, est, tpu, scratch):
+    """Ours only: the same program with training on the graph path too (2.15's reference is the case above)."""
+    return ema_mirrored(tf, est, 2, scratch, execution="graph")
 
 
 # -- 5. a host_call writing tf2 summaries, one named learning_rate (the resnet_main.py pattern) ----------------------

@@ -128,6 +128,13 @@ def test_exponential_moving_average_under_mirrored_strategy_updates_in_train_and
     check(f"ema_mirrored_{replicas}_replica" + ("s" if replicas > 1 else ""))
 
 
+def test_exponential_moving_average_trained_on_the_graph_path_with_two_replicas_matches_2_15():
+    """The two-replica program above with RunConfig(execution="graph"): training too runs in a session with
+    model_fn once per replica, each taking its own batch of 4; weights, EMA and evaluation equal 2.15's."""
+    assert_matches(ours("ema_mirrored_2_replicas_graph_path"), REFERENCE["ema_mirrored_2_replicas"],
+                   "ema_mirrored_2_replicas_graph_path")
+
+
 # -- 5 ---------------------------------------------------------------------------------------------------------
 def test_host_call_summaries_are_written_every_step_and_the_estimators_own_loss_becomes_loss_1():
     """TPUEstimator(use_tpu=False) with a host_call writing tf2.summary scalars 'loss' and 'learning_rate' under

@@ -41,7 +41,9 @@ def main() -> None:
     ).stdout.split()
     assert versions[0].startswith("2.15") and versions[1].startswith("2.15"), versions
     cases = {}
-    for name in silent_cases.CASES:
+    for name, function in silent_cases.CASES.items():
+        if function.ours_only:
+            continue
         first = silent_cases.run_case(PYTHON, "tf215", name)
         again = silent_cases.run_case(PYTHON, "tf215", name)
         if without_messages(first) != without_messages(again):
