@@ -42,7 +42,7 @@ from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 from estimators.runtime.collection import Held, free_in_background, safe_point
-from estimators.runtime.model_fn_call import model_fn_args
+from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
 from estimators.training import eval_summaries
@@ -63,8 +63,15 @@ INPUT_POSITION = "estimators/input_position"  # train-stream steps taken, saved 
 
 
 def _to_python(value: Any) -> Any:
+    """A metric's value: a Python number for a scalar, an array, or (a nested v1 metric value) the same nesting."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_to_python(item) for item in value)
     value = np.asarray(value)
     return value.item() if value.ndim == 0 else value
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, np.generic)) or (isinstance(value, np.ndarray) and value.ndim == 0)
 
 
 def _no_hooks(hooks: Any, what: str) -> None:
@@ -100,11 +107,19 @@ def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
 
 def _warn_not_finite(results: dict) -> None:
     """tf.estimator returned NaN metrics without a word; they are still returned, but said out loud."""
-    bad = sorted(k for k, v in results.items() if np.ndim(v) == 0 and isinstance(v, float) and not math.isfinite(v))
+    bad = sorted(k for k, v in results.items() if isinstance(v, float) and not math.isfinite(v))
     if bad:
         logging.warning("Evaluation at global step %d gave non-finite %s: the eval data or the model's weights hold "
                         "NaN or Inf (check the input_fn's features; a diverged model has NaN weights).",
                         results["global_step"], ", ".join(f"{k}={results[k]}" for k in bad))
+
+
+# Members a subclass may replace (2.15's list; the others are the engine's).
+_OVERRIDABLE = frozenset({
+    "model_fn", "_create_and_assert_global_step", "_export_all_saved_models", "_tf_api_names", "_tf_api_names_v1",
+    "_estimator_api_names", "_estimator_api_names_v1", "_estimator_api_constants", "_estimator_api_constants_v1",
+    "latest_checkpoint", "_assert_members_are_not_overridden",
+})
 
 
 class Estimator:
@@ -112,6 +127,7 @@ class Estimator:
 
     def __init__(self, model_fn: Callable, model_dir: str | None = None, config: RunConfig | None = None,
                  params: dict | None = None, warm_start_from: Any = None):
+        type(self)._assert_members_are_not_overridden(self)
         if config is not None and not isinstance(config, RunConfig):
             raise ValueError(f"config must be an instance of `RunConfig` (estimators.RunConfig), got "
                              f"{type(config).__name__}.")
@@ -128,7 +144,8 @@ class Estimator:
             model_dir = tempfile.mkdtemp(prefix="estimator_model_dir_")
             logging.warning("No model_dir given; using temporary folder %s.", model_dir)
         self._model_dir = str(model_dir)
-        self._config = config.replace(model_dir=self._model_dir)
+        # A config that already names model_dir is kept as given (it may be a subclass computing model_dir).
+        self._config = config if config.model_dir == self._model_dir else config.replace(model_dir=self._model_dir)
         if params is not None and not isinstance(params, Mapping):
             raise TypeError(f"params must be a dict of name -> value (model_fn receives it), got "
                             f"{type(params).__name__} {params!r:.60}: pass params={{'learning_rate': 0.1, ...}}.")
@@ -150,6 +167,18 @@ class Estimator:
         self._graph_reason = ""  # why it is the graph path
         self._summaries = SummaryWriters(self._model_dir)
         self._step_summaries_made: dict[Runtime, StepSummaries] = {}
+
+    def _assert_members_are_not_overridden(self) -> None:
+        """2.15's rule: a subclass configures an Estimator (its __init__) but does not replace its members, which
+        the engine calls. TPUEstimator is exempt; a subclass may override this method to opt out, as in 2.15."""
+        if type(self).__name__ == "TPUEstimator":
+            return
+        own = set(vars(type(self))) - _OVERRIDABLE
+        replaced = sorted(name for name in own if not name.startswith("__") and hasattr(Estimator, name)
+                          and getattr(Estimator, name) is not vars(type(self))[name])
+        if replaced:
+            raise ValueError(f"Subclasses of Estimator cannot override members of Estimator. {type(self)} does "
+                             f"override {replaced}: pass a model_fn (and params) instead, or wrap the Estimator.")
 
     def _verify_model_fn_args(self, model_fn: Callable, params: dict | None) -> None:
         """2.15's checks of model_fn's arguments when the Estimator is made (verify_model_fn_args), with its
@@ -183,6 +212,18 @@ class Estimator:
 
     @property
     def model_fn(self) -> Callable:
+        """model_fn as 2.15 exposed it: a call of `(features, labels, mode, config)` with this Estimator's params
+        bound, so another Estimator (or add_metrics) can wrap it whatever arguments the original takes."""
+
+        def public_model_fn(features, labels, mode, config):
+            args = model_fn_args(self._model_fn)
+            return bound_model_fn(self._model_fn, args, features, labels, mode, dict(self._params), config)()
+
+        return public_model_fn
+
+    @property
+    def _engine_model_fn(self) -> Callable:
+        """The model_fn the engine calls (with the arguments it declares)."""
         return self._model_fn
 
     # -- which path runs model_fn ------------------------------------------------------------------
@@ -305,7 +346,8 @@ class Estimator:
 
     def get_variable_names(self) -> list[str]:
         """Names of the variables in the latest checkpoint: the TF1 names tf.estimator wrote."""
-        return sorted(self._checkpointer.contents(self._require_checkpoint()))
+        names = self._checkpointer.contents(self._require_checkpoint())
+        return sorted(name for name in names if name != INPUT_POSITION)  # the engine's own entry is not the model's
 
     def get_variable_value(self, name: str) -> np.ndarray:
         """The value of variable `name` in the latest checkpoint."""
@@ -379,6 +421,9 @@ class Estimator:
     def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None,
               max_steps: int | None = None, saving_listeners: Any = None) -> Estimator:
         """Trains until `steps` more steps, `max_steps` in all, the end of input_fn's data, or a hook's stop."""
+        if getattr(self._config, "task_type", None) in ("evaluator", "ps"):
+            raise ValueError(f"train() was called on a {self._config.task_type!r} task (TF_CONFIG), which does not "
+                             "train: call estimators.train_and_evaluate, which runs what each task of a cluster does.")
         if steps is not None and max_steps is not None:
             raise ValueError(f"Set at most one of steps ({steps}) and max_steps ({max_steps}).")
         steps, max_steps = self._checked_steps("steps", steps), self._checked_steps("max_steps", max_steps)
@@ -441,6 +486,7 @@ class Estimator:
                                             stopping=lambda: self._stop.signal_name is not None)
             plan = self._train_plan(runtime, run_loop, trace, start, target, hooks, listeners,
                                     held if chief else None, display)
+            plan.save_first = latest is None
             result = TrainController(plan).run()
         if result.stopped_by == SIGNAL:
             raise TrainingInterrupted(self._stop.signal_name or "a signal", result.step, result.checkpoint)
@@ -545,7 +591,7 @@ class Estimator:
         results["global_step"] = int(runtime.global_step.numpy())
         _warn_not_finite(results)
         subdir = f"eval_{name}" if name else "eval"
-        scalars = {k: v for k, v in results.items() if k != "global_step" and np.ndim(v) == 0}
+        scalars = {k: v for k, v in results.items() if k != "global_step" and _is_scalar(v)}
         if is_chief(runtime.strategy):  # 2.15's layout: one event of every metric, then the checkpoint path
             self._summaries.raw(subdir, results["global_step"], eval_summaries.metrics_summary(results))
             if path:

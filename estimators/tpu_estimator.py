@@ -163,7 +163,7 @@ class TPUEstimator(Estimator):
                 "(or TF_CONFIG's workers), or write model_fn for the TF2 path.")
 
     @property
-    def model_fn(self) -> Callable:
+    def _engine_model_fn(self) -> Callable:
         """model_fn; on the graph path with use_tpu=True, the one that checks the call as 2.15's TPU model_fn
         wrapper did and then refuses it (_refuse_tpu_graph_call)."""
         if self._use_tpu and self._execution == choice.GRAPH:

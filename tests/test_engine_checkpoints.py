@@ -78,11 +78,18 @@ def test_checkpoints_every_save_checkpoints_steps_and_keeps_the_newest(tmp_path)
 def test_variable_names_are_the_tf1_names_tf_estimator_wrote(tmp_path):
     estimator = _estimator(tmp_path).train(_four_batches(), max_steps=1)
     assert estimator.get_variable_names() == [
-        "adam/iteration", "estimators/input_position", "global_step",
+        "adam/iteration", "global_step",
         "sequential/dense/bias", "sequential/dense/bias/Adam", "sequential/dense/bias/Adam_1",
         "sequential/dense/kernel", "sequential/dense/kernel/Adam", "sequential/dense/kernel/Adam_1",
     ]
     assert estimator.get_variable_value("sequential/dense/kernel").shape == (m.FEATURES, m.CLASSES)
+
+
+def test_the_engines_own_checkpoint_entry_is_not_listed_as_a_model_variable(tmp_path):
+    estimator = _estimator(tmp_path).train(_four_batches(), max_steps=1)
+    stored = dict(tf.train.list_variables(estimator.latest_checkpoint()))
+    assert "estimators/input_position" in stored  # where a resumed train() continues in the input
+    assert "estimators/input_position" not in estimator.get_variable_names()  # as 2.15 listed: the model's only
 
 
 def test_unknown_variable_name_is_a_clear_error(tmp_path):
@@ -125,7 +132,7 @@ def test_train_calls_in_one_process_continue_the_same_data_stream(tmp_path):
 def test_unreadable_checkpoint_state_stops_training_instead_of_starting_over(tmp_path):
     estimator = _estimator(tmp_path).train(_four_batches(), max_steps=5)
     for name in os.listdir(tmp_path):
-        if name.startswith("model.ckpt-5."):
+        if name.startswith(("model.ckpt-5.", "model.ckpt-0.")):  # every checkpoint listed, none complete
             os.remove(tmp_path / name)
     with pytest.raises(RuntimeError, match=r"none is complete.*ckpt-5 \(no .index file\).*Refusing to start over"):
         estimator.train(_four_batches(), max_steps=10)
@@ -149,7 +156,7 @@ def test_save_checkpoints_secs_saves_between_loops_once_the_time_has_passed(tmp_
                            tpu_config=TPUConfig(iterations_per_loop=2))
     estimator.train(_four_batches(), max_steps=6)
     kept = sorted(f for f in os.listdir(tmp_path) if f.endswith(".index"))
-    assert kept == ["model.ckpt-2.index", "model.ckpt-4.index", "model.ckpt-6.index"]
+    assert kept == ["model.ckpt-0.index", "model.ckpt-2.index", "model.ckpt-4.index", "model.ckpt-6.index"]
 
 
 def test_save_input_position_false_keeps_the_train_stream_position_out_of_checkpoints(tmp_path):

@@ -17,6 +17,7 @@ import numpy as np
 import tensorflow as tf
 
 from estimators.compat.fn_args import declared_args
+from estimators.graph.choice import GraphPathNeeded
 
 INPUT_FN_ARGS = ("mode", "params", "config", "input_context")
 
@@ -50,13 +51,24 @@ def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, i
     """input_fn's dataset, called with the arguments it declares; returned tensors become a dataset of their values."""
     call = bound_input_fn(input_fn, mode=mode, params=params, config=config, input_context=input_context,
                           require_params=require_params)
-    return as_dataset(call(), call, config)
+    try:
+        result = call()
+    except RuntimeError as error:
+        if tf.executing_eagerly() and "eager" in str(error):
+            # make_initializable_iterator, placeholders, queues: a TF1 input pipeline, which the graph path runs.
+            first_line = str(error).strip().splitlines()[0]
+            raise GraphPathNeeded(f"input_fn builds what only a graph runs ({first_line})") from error
+        raise
+    return as_dataset(result, call, config)
 
 
 def as_dataset(result: Any, call: Callable[[], Any], config: Any = None) -> tf.data.Dataset:
     """input_fn's `result` as a dataset: itself, or (tensors) the values `call` gives evaluated again and again."""
     if isinstance(result, tf.data.Dataset):
         return result
+    if isinstance(result, (tuple, list)) and len(result) != 2:
+        raise ValueError(f"input_fn should return (features, labels) as a len 2 tuple, got a len {len(result)} "
+                         f"{type(result).__name__}: put the features in a dict, or return a tf.data.Dataset.")
     if _no_labels(result):  # (features, None): features alone, as 2.15 read it
         result, original = result[0], call
         call = lambda: original()[0]  # noqa: E731
@@ -91,7 +103,7 @@ def _as_arrays(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _as_arrays(v) for k, v in value.items()}
     if isinstance(value, (list, int, float)):
-        return tf.convert_to_tensor(value).numpy()  # TensorFlow's dtypes for Python values: float32, int32
+        return np.asarray(tf.convert_to_tensor(value).numpy())  # TensorFlow's dtypes for Python values
     return value
 
 

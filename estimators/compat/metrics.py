@@ -38,8 +38,12 @@ def _is_graph_value(value: Any) -> bool:
 
 
 def is_metric_pair(value: Any) -> bool:
-    """A `(metric_value, update_op)` tuple as tf.compat.v1.metrics return (tf.estimator's rule: a 2-tuple)."""
-    return isinstance(value, tuple) and len(value) == 2 and all(_is_graph_value(v) for v in value)
+    """A `(metric_value, update_op)` tuple as tf.compat.v1.metrics return (tf.estimator's rule: a 2-tuple; the
+    value may be a nested structure of tensors, which evaluate() reports with the same nesting)."""
+    if not (isinstance(value, tuple) and len(value) == 2 and _is_graph_value(value[1])):
+        return False
+    leaves = tf.nest.flatten(value[0])
+    return bool(leaves) and all(_is_graph_value(v) for v in leaves)
 
 
 def split_metrics(metrics: Any, what: str) -> tuple[dict, list[str]]:
@@ -57,6 +61,9 @@ def split_metrics(metrics: Any, what: str) -> tuple[dict, list[str]]:
             f"{what} has a metric named {LOSS_KEY!r}; evaluate() already reports the mean loss under that "
             "name (as tf.estimator did). Rename the metric."
         )
+    if "global_step" in metrics:
+        raise ValueError(f"Metric with name `global_step` is not allowed, because Estimator already defines a "
+                         f"default metric with the same name: rename {what}['global_step'].")
     objects, pairs = {}, []
     for name, value in metrics.items():
         if is_keras_metric(value):
@@ -81,7 +88,7 @@ def pair_values(metrics: dict, names: list[str]) -> dict:
                 f"Metric {name!r} was a tf.compat.v1.metrics (value, update_op) pair when evaluation was traced "
                 "but not when its value was read: model_fn / metric_fn must return the same metrics every call."
             )
-        values[name] = tf.convert_to_tensor(value[0])
+        values[name] = tf.nest.map_structure(tf.convert_to_tensor, value[0])
     return values
 
 

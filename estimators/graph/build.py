@@ -49,7 +49,7 @@ def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGr
         if strategy is None:
             features, labels, input_hooks = input_tensors(input_fn, mode=mode, params=params,
                                                           config=estimator.config)
-            spec = call_model_fn(estimator.model_fn, features, labels, mode, model_fn_params, estimator.config)
+            spec = call_model_fn(estimator._engine_model_fn, features, labels, mode, model_fn_params, estimator.config)
         else:
             features, labels, input_hooks = replicated.input_iterator(strategy, input_fn, mode=mode, params=params,
                                                                       config=estimator.config)
@@ -57,7 +57,7 @@ def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGr
             scaling = strategy._scale_loss_for_estimator_enabled() if mode == ModeKeys.TRAIN \
                 else contextlib.nullcontext()  # noqa: SLF001
             with scaling:
-                spec = replicated.replicated_spec(strategy, estimator.model_fn, features, labels, mode,
+                spec = replicated.replicated_spec(strategy, estimator._engine_model_fn, features, labels, mode,
                                                   model_fn_params, estimator.config)
         yield CallGraph(tf.compat.v1.train.get_global_step(), spec, input_hooks, strategy)
 

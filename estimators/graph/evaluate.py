@@ -74,6 +74,9 @@ def _metric_pairs(eval_metric_ops: dict) -> dict:
         if key == LOSS:
             raise ValueError('Metric with name "loss" is not allowed, because Estimator already defines a default '
                              "metric with the same name.")
+        if key == GLOBAL_STEP:
+            raise ValueError("Metric with name `global_step` is not allowed, because Estimator already defines a "
+                             "default metric with the same name.")
         if not (isinstance(metric, (tuple, list)) and len(metric) == 2):
             raise TypeError(f"eval_metric_ops[{key!r}] must be a (metric_tensor, update_op) pair such as "
                             f"tf.compat.v1.metrics.* return on the graph path, got {type(metric).__name__}.")

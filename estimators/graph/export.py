@@ -26,7 +26,7 @@ def export_saved_model(estimator: Any, export_dir_base: str, serving_input_recei
         raise ValueError(f"assets_extra must be a dict of relative destination -> source path, got {assets_extra!r}.")
     with seeded_graph(estimator) as graph:
         receiver = materialize(serving_input_receiver_fn(), graph)
-        spec = call_model_fn(estimator.model_fn, receiver.features, None, ModeKeys.PREDICT,
+        spec = call_model_fn(estimator._engine_model_fn, receiver.features, None, ModeKeys.PREDICT,
                              estimator._graph_model_fn_params(ModeKeys.PREDICT, export=True), estimator.config)
         outputs = export_outputs_for_predict(spec.export_outputs, spec.predictions)
         signatures = build_signatures(receiver.receiver_tensors, outputs, receiver.receiver_tensors_alternatives, [])

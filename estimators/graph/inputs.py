@@ -60,6 +60,8 @@ def _as_tensors(value: Any) -> Any:
         return None
     if isinstance(value, dict):
         return {key: _as_tensors(item) for key, item in value.items()}
+    if isinstance(value, (tuple, list)) and any(tf.is_tensor(leaf) for leaf in tf.nest.flatten(value)):
+        return type(value)(_as_tensors(item) for item in value)  # a nested iterator element: its tensors as they are
     if tf.is_tensor(value) or isinstance(value, (tf.SparseTensor, tf.compat.v1.SparseTensorValue)):
         return value
     return tf.convert_to_tensor(value)

@@ -52,7 +52,7 @@ def preflight(estimator: Any, input_fns: Callable | Mapping[str, Callable],
     by_mode = _input_fns_by_mode(estimator, input_fns)
     report = PreflightReport(cores, precision.resolve(estimator.config, estimator.params))
     with safe_point(collect_first=True), engine_call(), _random_state_kept():
-        steps = CoreSteps(estimator.model_fn, estimator.params, estimator.config, cores,
+        steps = CoreSteps(estimator._engine_model_fn, estimator.params, estimator.config, cores,
                           lambda params, batch: dict(estimator._params_for_model_fn(params, batch), use_tpu=True))  # noqa: SLF001
         for mode, input_fn in by_mode.items():
             _check_mode(report, estimator, steps, mode, input_fn, cores)

@@ -13,6 +13,9 @@ def split_predictions(rows: Any, mask: Any, keys: list[str] | None, single: bool
     """Real rows only, as one dict (or array) per example, or one per step (2.15's batches: the global batch)."""
     mask = np.asarray(mask)
     rows = tf.nest.map_structure(np.asarray, rows)
+    if keys and not isinstance(rows, dict):
+        raise ValueError("predict_keys argument is not valid in case of non-dict predictions: model_fn's "
+                         "predictions are one tensor; leave predict_keys out, or return a dict of predictions.")
     if isinstance(rows, dict) and keys:
         missing = set(keys) - set(rows)
         if missing:
@@ -20,8 +23,12 @@ def split_predictions(rows: Any, mask: Any, keys: list[str] | None, single: bool
                              "are not among the predictions.")
         rows = {k: rows[k] for k in keys}
     starts = np.concatenate([[0], np.cumsum(step_rows)]).astype(int)
-    per_batch = _per_batch_keys(rows, len(mask), single)
     steps = len(starts) - 1
+    if single and _all_of_one_other_length(rows, len(mask), steps):
+        # None follows the input batch, but they agree with each other: 2.15 took their own length as the batch.
+        yield from _rows_of_each_share(rows, steps)
+        return
+    per_batch = _per_batch_keys(rows, len(mask), single)
     for step, (start, end) in enumerate(zip(starts[:-1], starts[1:], strict=True)):
         keep = mask[start:end]
         if not keep.any():
@@ -49,6 +56,22 @@ def _per_batch_keys(rows: Any, total: int, single: bool) -> set:
         raise ValueError(f"Batch length of predictions should be same. {sorted(odd)[0]} has different batch length "
                          "than others. Predict with yield_single_examples=False to get whole batches.")
     return odd
+
+
+def _all_of_one_other_length(rows: Any, total: int, steps: int) -> bool:
+    """Every prediction has the same first dimension, divisible by the steps, other than the examples' count."""
+    if not isinstance(rows, dict) or not rows:
+        return False
+    lengths = {a.shape[0] if a.ndim else None for a in rows.values()}
+    (length,) = lengths if len(lengths) == 1 else (None,)
+    return length is not None and length != total and length % steps == 0
+
+
+def _rows_of_each_share(rows: dict, steps: int) -> Iterator:
+    for step in range(steps):
+        part = {k: _step_share(a, step, steps) for k, a in rows.items()}
+        for i in range(len(next(iter(part.values())))):
+            yield {k: a[i] for k, a in part.items()}
 
 
 def _step_share(values: np.ndarray, step: int, steps: int) -> np.ndarray:

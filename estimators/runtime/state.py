@@ -150,11 +150,13 @@ class Runtime:
                     values = self.strategy.run(step, args=(element,))
                 with tf.control_dependencies(tf.nest.flatten(values)):
                     self.global_step.assign(before)
-                return {name: self.strategy.experimental_local_results(value)[0] for name, value in values.items()}
+                return {name: tf.nest.map_structure(lambda v: self.strategy.experimental_local_results(v)[0], value)
+                        for name, value in values.items()}
 
             self._step_values[key] = read
         with self.strategy.scope():
-            return {name: value.numpy() for name, value in self._step_values[key](self._eval_element).items()}
+            return {name: tf.nest.map_structure(lambda v: v.numpy(), value)
+                    for name, value in self._step_values[key](self._eval_element).items()}
 
     def _batch_size_of(self, trace: StepTrace) -> int | None:
         for (_mode, batch_size, *_), (_, known) in self._loops.items():

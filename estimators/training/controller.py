@@ -50,6 +50,7 @@ class TrainPlan:
     input_advanced: Callable[[int, bool], None]
     hooks: Sequence[Hook] = ()
     listeners: Sequence[SavingListener] = ()
+    save_first: bool = False  # a fresh run: save the state it starts from, as 2.15's CheckpointSaverHook did
 
 
 class TrainController:
@@ -67,7 +68,12 @@ class TrainController:
             hook.begin(step)
         for listener in plan.listeners:
             listener.begin()
-        while step < plan.target:
+        listener_stop = False
+        if plan.save_first:  # model.ckpt-<start> before the first step (2.15: after_create_session)
+            checkpoint, listener_stop = self._save(step)
+            last_saved = step
+            stopped_by = HOOK if listener_stop else stopped_by
+        while step < plan.target and not listener_stop:
             iterations = plan.iterations.next(plan.target - step)
             started = time.monotonic()
             result = plan.run_loop(iterations)
