@@ -68,6 +68,8 @@ class IterationsPerLoop(NamedTuple):
         return self.unit == "seconds"
 
 
+IterationsPerLoopCounter = IterationsPerLoop  # 2.15's name (tpu/util.py)
+
 _LOOP_PATTERN = re.compile(r"^([1-9][0-9]*)([smh]?)$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600}
 
