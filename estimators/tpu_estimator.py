@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from estimators.compat.ignored_settings import log_ignored
 from estimators.compat.tpu_context import TPUContext
+from estimators.compat.tpu_job import TPUJobContext
 from estimators.distribute.inputs import InputDeployment, make_dataset_fn, per_replica_batch_size
 from estimators.distribute.strategy import local_replicas, local_strategy, num_input_hosts, resolve_strategy
 from estimators.estimator import Estimator
@@ -97,6 +98,11 @@ class TPUEstimator(Estimator):
         return super()._checked_steps(name, value)
 
     # -- where each mode runs ---------------------------------------------------------------------------
+    @property
+    def _ctx(self) -> TPUJobContext:
+        """2.15's internal context: `with est._ctx.with_mode(mode) as ctx` answers ctx.master_job and the like."""
+        return TPUJobContext(self._config, use_tpu=self._use_tpu, eval_on_tpu=self._eval_on_tpu)
+
     def _running_on_cpu(self, mode: str) -> bool:
         """2.15's rule: off the TPU with use_tpu=False, and for evaluation with eval_on_tpu=False."""
         return not self._use_tpu or (mode == ModeKeys.EVAL and not self._eval_on_tpu)
