@@ -84,6 +84,7 @@ class TPUEstimator(Estimator):
         self._export_to_tpu, self._export_to_cpu = bool(export_to_tpu), bool(export_to_cpu)
         super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
         _check_batch_axis(batch_axis, self._config.tpu_config.per_host_input_for_training)
+        _check_one_core_per_replica(self._config.tpu_config)
 
     def _verify_model_fn_args(self, model_fn: Callable, params: dict | None) -> None:
         """Params are the TPUEstimator's own (it adds batch_size and context), so only the arguments are checked:
@@ -292,6 +293,23 @@ class TPUEstimator(Estimator):
             yield
         finally:
             self._params = params
+
+
+def _check_one_core_per_replica(tpu_config: Any) -> None:
+    """Model parallelism (a replica over several cores) is refused: every replica here runs on one core.
+    Per-shard input with it was refused by 2.15 too, with its message first."""
+    cores = tpu_config.num_cores_per_replica
+    if cores and tpu_config.per_host_input_for_training == InputPipelineConfig.PER_SHARD_V1:
+        raise ValueError("Model parallelism only supports per host input for training. Please adjust "
+                         "TPURunconfig.per_host_input_for_training.")
+    if cores is not None and cores > 1:
+        raise ValueError(
+            f"num_cores_per_replica={cores} (model parallelism) is not supported: every replica runs on one "
+            "core. Shard a model over cores with keras.distribution (ModelParallel) instead, or leave it None."
+        )
+    if tpu_config.input_partition_dims is not None:
+        raise ValueError("input_partition_dims (spatial partitioning across the cores of a replica) is not "
+                         "supported: every replica runs on one core. Leave it None.")
 
 
 def _check_batch_axis(batch_axis: Any, pipeline: int) -> None:
