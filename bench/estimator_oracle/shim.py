@@ -65,6 +65,7 @@ COUNTERPARTS = {
     "export.export_lib": ["estimators.export.receivers", "estimators.export.outputs"],
     "export.export": ["estimators.export.receivers"],
     "export.export_output": ["estimators.export.outputs"],
+    "export.function": ["estimators.export.wrapped_graph"],
     "extenders": ["estimators.extenders"],
     "keras_lib": ["estimators.keras_model"],
     "hooks.basic_session_run_hooks": ["estimators.training.hooks", "estimators.training.logging_hook"],
