@@ -73,6 +73,7 @@ COUNTERPARTS = {
     "tpu.tpu_estimator": ["estimators.tpu_estimator", "estimators.tpu", "estimators.tpu_stop_hook",
                           "estimators.tpu_signals", "estimators.export.output_tensors"],
     "tpu.iteration_count_estimator": ["estimators.tpu_iteration_count"],
+    "tpu.error_handling": ["estimators.tpu_error_rendezvous"],
     "tpu.tpu_config": ["estimators.run_config"],
     "tpu.util": ["estimators.run_config"],
     "tpu.tpu_context": ["estimators.compat.tpu_context"],
