@@ -28,6 +28,7 @@ from estimators.cross_shard_optimizer import CrossShardOptimizer
 from estimators.estimator import Estimator
 from estimators.export.outputs import ExportOutput, PredictOutput
 from estimators.export.receivers import build_raw_serving_input_receiver_fn
+from estimators.keras_errors import FormattedKeyError
 from estimators.keras_flavours import Flavour, flavour_of
 from estimators.keras_losses import checked_losses
 from estimators.keras_structure import ModelStructure
@@ -197,8 +198,11 @@ class KerasModelFn:
             return None
         unknown = set(export_outputs) - set(self.structure.output_names)
         if unknown:
-            raise ValueError(f"export_outputs keys {sorted(unknown)} are not among the Keras model's output "
-                             f"names {list(self.structure.output_names)}.")
+            raise FormattedKeyError(
+                f"The export_outputs passed to model_to_estimator do not match the Keras model's outputs.\n"
+                f"\tExpected keys: {sorted(self.structure.output_names)}\n\texport_outputs keys: "
+                f"{sorted(export_outputs)}\n\tMissed keys: {sorted(unknown)} "
+                "(not among the Keras model's output names)")
         for key, output_class in export_outputs.items():
             if not (isinstance(output_class, type) and issubclass(output_class, ExportOutput)):
                 raise ValueError(f"export_outputs[{key!r}] must be an ExportOutput class such as "

@@ -5,8 +5,7 @@ them (keras_lib._convert_estimator_io_to_keras): a tensor, a list, or a dict key
 input (output) names, extra keys allowed; `{"features": ..., "sample_weights": ...}` carries sample
 weights. Inputs are named by their InputLayers (`keras.Input(name=...)`), outputs by the layers
 that produce them (a Sequential's by its last layer), or by the keys of a model built on dicts.
-A dict missing keys is a ValueError here, not 2.15's KeyError: tf.function turns a KeyError raised
-while tracing into a StagingError.
+A dict missing keys is a FormattedKeyError, 2.15's KeyError (and a ValueError).
 
 Keras 2 named a Sequential's input after its first layer (`dense_input` for
 `Sequential([Dense(..., input_shape=(4,))])`, or built by fit), and 2.15 programs key their features
@@ -22,6 +21,8 @@ from typing import Any
 
 import keras
 import tensorflow as tf
+
+from estimators.keras_errors import FormattedKeyError
 
 SAMPLE_WEIGHT_KEYS = frozenset({"features", "sample_weights"})
 _KERAS3_DEFAULT_INPUT_NAME = re.compile(r"input_layer(_\d+)?")
@@ -140,10 +141,10 @@ def _pick(values: Any, names: tuple[str, ...], what: str, order_name: str) -> li
     if isinstance(values, dict):
         missing = [name for name in names if name not in values]
         if missing:
-            raise ValueError(  # 2.15 raised a KeyError; in a tf.function TF turns those into StagingErrors
+            raise FormattedKeyError(  # a KeyError as 2.15's, and a ValueError
                 f"The dictionary passed into {what} does not cover the {order_name} of the Keras model.\n"
                 f"\tExpected keys: {sorted(names)}\n\t{what} keys: {sorted(map(str, values))}\n"
-                f"\tMissing keys: {missing}\n"
+                f"\tMissed keys: {missing}\n"
                 f"Key {what} by the model's {order_name} names (keras.Input(name=...) / the output layers' names).")
         return [values[name] for name in names]
     if isinstance(values, (list, tuple)):

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.core.protobuf import rewriter_config_pb2
 
 from estimators import precision as precision_policy
 from estimators.compat.ignored_settings import log_ignored
@@ -68,6 +69,8 @@ class IterationsPerLoop(NamedTuple):
         return self.unit == "seconds"
 
 
+IterationsPerLoopCounter = IterationsPerLoop  # 2.15's name (tpu/util.py)
+
 _LOOP_PATTERN = re.compile(r"^([1-9][0-9]*)([smh]?)$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600}
 
@@ -79,7 +82,8 @@ def parse_iterations_per_loop(value: Any) -> IterationsPerLoop:
         match = _LOOP_PATTERN.match(str(value).strip())
     if match is None:
         raise ValueError(
-            f"iterations_per_loop must be a positive integer (steps per loop) or a time '<N>s', '<N>m' or "
+            f"iterations_per_loop must be positive: iterations_per_loop must be a positive integer (steps per loop) "
+            f"or a time '<N>s', '<N>m' or "
             f"'<N>h' (e.g. '30s', '10m', '1h'); got {value!r}."
         )
     number, suffix = int(match.group(1)), match.group(2)
@@ -140,7 +144,9 @@ class TPUConfig:
         counter = parse_iterations_per_loop(self.iterations_per_loop)
         if counter.unit == "count":
             object.__setattr__(self, "iterations_per_loop", counter.value)
-        _check_int("num_shards", self.num_shards, 1)
+        if self.num_shards is not None and (not _is_int(self.num_shards) or self.num_shards < 1):
+            raise ValueError(f"TPUConfig num_shards must be positive: num_shards must be a positive integer or None, "
+                             f"got {self.num_shards!r}.")
         self._check_model_parallelism()
         object.__setattr__(self, "per_host_input_for_training", _pipeline_mode(self.per_host_input_for_training))
         if self.eval_training_input_configuration not in (InputPipelineConfig.PER_HOST_V1, InputPipelineConfig.SLICED):
@@ -157,19 +163,19 @@ class TPUConfig:
         self._log_ignored()
 
     def _check_model_parallelism(self) -> None:
-        cores = self.num_cores_per_replica
+        """2.15's checks of num_cores_per_replica and input_partition_dims, in its order. TPUEstimator refuses to
+        run a replica over several cores (estimators/tpu_estimator.py), but the settings themselves are valid."""
+        dims, cores = self.input_partition_dims, self.num_cores_per_replica
+        if dims is not None:
+            if len(dims) not in (1, 2):
+                raise ValueError("input_partition_dims must be a list/tuple with one or two elements (features, "
+                                 f"labels), got {len(dims)}.")
+            if self.per_host_input_for_training is not InputPipelineConfig.PER_HOST_V2:
+                raise ValueError("input_partition_dims is only supported in PER_HOST_V2 mode.")
+            if cores is None:
+                raise ValueError("input_partition_dims requires setting num_cores_per_replica.")
         if cores is not None and cores not in (1, 2, 4, 8, 16, 32, 64, 128):
-            raise ValueError(f"num_cores_per_replica must be 1, 2, 4, 8, 16, 32, 64 or 128, got {cores!r}.")
-        if cores is not None and cores > 1:
-            raise ValueError(
-                f"num_cores_per_replica={cores} (model parallelism) is not supported: every replica runs on one "
-                "core. Shard a model over cores with keras.distribution (ModelParallel) instead, or leave it None."
-            )
-        if self.input_partition_dims is not None:
-            raise ValueError(
-                "input_partition_dims (spatial partitioning across the cores of a replica) is not supported: "
-                "every replica runs on one core. Leave it None."
-            )
+            raise ValueError(f"num_cores_per_replica must be 1, 2, 4, 8, 16, 32, 64, 128; got {cores!r}.")
 
     def _log_ignored(self) -> None:
         if self.tpu_job_name:
@@ -232,6 +238,33 @@ _REPLACEABLE = (
 )
 
 
+def get_default_session_config() -> tf.compat.v1.ConfigProto:
+    """2.15's default session ConfigProto: soft placement, and one round of Grappler's meta-optimizer."""
+    rewrite = rewriter_config_pb2.RewriterConfig(meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE)
+    return tf.compat.v1.ConfigProto(allow_soft_placement=True,
+                                    graph_options=tf.compat.v1.GraphOptions(rewrite_options=rewrite))
+
+
+_DEVICE_FILTERS = {
+    TaskType.MASTER: ["/job:ps", "/job:master"],
+    TaskType.CHIEF: ["/job:ps", "/job:chief"],
+    TaskType.PS: ["/job:ps", "/job:worker", "/job:chief", "/job:master"],
+}
+
+
+def distributed_session_config(task_type: str | None, task_id: int | None) -> tf.compat.v1.ConfigProto | None:
+    """The session config 2.15's RunConfig gave a task of a between-graph cluster: the default one, with device
+    filters so that the chief/master and each worker talk only to the parameter servers (and the ps to them all);
+    None for an evaluator or another task type."""
+    filters = (["/job:ps", f"/job:worker/task:{task_id}"] if task_type == TaskType.WORKER
+               else _DEVICE_FILTERS.get(task_type))
+    if filters is None:
+        return None
+    config = get_default_session_config()
+    config.device_filters.extend(filters)
+    return config
+
+
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
     """Where a run writes and how often, and which hardware runs it: tf.estimator 2.15's RunConfig and
@@ -286,6 +319,7 @@ class RunConfig:
         self._resolve_masters(info)
         self._validate()
         self._log_ignored()
+        self._resolve_session_config()
 
     # -- resolution (2.15's rules) -----------------------------------------------------------------
     def _set(self, name: str, value: Any) -> None:
@@ -362,6 +396,16 @@ class RunConfig:
                 evaluation_master = master
             self._set("evaluation_master", evaluation_master)
 
+    def _resolve_session_config(self) -> None:
+        """2.15's default session_config for between-graph training: set only without a strategy, when TF_CONFIG
+        has a cluster and session_config was not given (device filters per task type: distributed_session_config)."""
+        if (self.session_config is not None or self.train_distribute is not None or self.eval_distribute is not None
+                or self.experimental_distribute is not None or not self.cluster_spec.jobs):
+            return
+        default = distributed_session_config(self.task_type, self.task_id)
+        self._set("session_config", default)
+        self._set("_default_session_config", default)  # not the program's: not logged as ignored
+
     # -- validation ---------------------------------------------------------------------------------
     def _validate(self) -> None:
         if self.tf_random_seed is not None and not _is_int(self.tf_random_seed):
@@ -413,7 +457,8 @@ class RunConfig:
         precision_policy.checked(self.precision, "RunConfig(precision)")
 
     def _log_ignored(self) -> None:
-        if self.session_config is not None:
+        if self.session_config is not None and self.session_config is not getattr(self, "_default_session_config",
+                                                                                      None):
             log_ignored("RunConfig(session_config=...)", "TF2 has no sessions. Use tf.config.threading (thread "
                         "pools), tf.config.experimental.set_memory_growth (GPU memory) and "
                         "tf.config.set_soft_device_placement instead.")

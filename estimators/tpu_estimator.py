@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from estimators.compat.ignored_settings import log_ignored
 from estimators.compat.tpu_context import TPUContext
+from estimators.compat.tpu_job import TPUJobContext
 from estimators.distribute.inputs import InputDeployment, make_dataset_fn, per_replica_batch_size
 from estimators.distribute.strategy import local_replicas, local_strategy, num_input_hosts, resolve_strategy
 from estimators.estimator import Estimator
@@ -83,6 +84,7 @@ class TPUEstimator(Estimator):
         self._export_to_tpu, self._export_to_cpu = bool(export_to_tpu), bool(export_to_cpu)
         super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
         _check_batch_axis(batch_axis, self._config.tpu_config.per_host_input_for_training)
+        _check_one_core_per_replica(self._config.tpu_config)
 
     def _verify_model_fn_args(self, model_fn: Callable, params: dict | None) -> None:
         """Params are the TPUEstimator's own (it adds batch_size and context), so only the arguments are checked:
@@ -97,6 +99,11 @@ class TPUEstimator(Estimator):
         return super()._checked_steps(name, value)
 
     # -- where each mode runs ---------------------------------------------------------------------------
+    @property
+    def _ctx(self) -> TPUJobContext:
+        """2.15's internal context: `with est._ctx.with_mode(mode) as ctx` answers ctx.master_job and the like."""
+        return TPUJobContext(self._config, use_tpu=self._use_tpu, eval_on_tpu=self._eval_on_tpu)
+
     def _running_on_cpu(self, mode: str) -> bool:
         """2.15's rule: off the TPU with use_tpu=False, and for evaluation with eval_on_tpu=False."""
         return not self._use_tpu or (mode == ModeKeys.EVAL and not self._eval_on_tpu)
@@ -286,6 +293,23 @@ class TPUEstimator(Estimator):
             yield
         finally:
             self._params = params
+
+
+def _check_one_core_per_replica(tpu_config: Any) -> None:
+    """Model parallelism (a replica over several cores) is refused: every replica here runs on one core.
+    Per-shard input with it was refused by 2.15 too, with its message first."""
+    cores = tpu_config.num_cores_per_replica
+    if cores and tpu_config.per_host_input_for_training == InputPipelineConfig.PER_SHARD_V1:
+        raise ValueError("Model parallelism only supports per host input for training. Please adjust "
+                         "TPURunconfig.per_host_input_for_training.")
+    if cores is not None and cores > 1:
+        raise ValueError(
+            f"num_cores_per_replica={cores} (model parallelism) is not supported: every replica runs on one "
+            "core. Shard a model over cores with keras.distribution (ModelParallel) instead, or leave it None."
+        )
+    if tpu_config.input_partition_dims is not None:
+        raise ValueError("input_partition_dims (spatial partitioning across the cores of a replica) is not "
+                         "supported: every replica runs on one core. Leave it None.")
 
 
 def _check_batch_axis(batch_axis: Any, pipeline: int) -> None:

@@ -34,3 +34,12 @@ def test_get_paths_parses_folder_names_and_drops_what_the_parser_refuses(tmp_pat
         return path._replace(export_version=int(name)) if name.isdigit() else None
 
     assert gc.get_paths(str(tmp_path), parser) == [gc.Path(str(tmp_path / "1"), 1), gc.Path(str(tmp_path / "2"), 2)]
+
+
+def test_get_paths_strips_the_trailing_slash_gcs_gives_folder_names(monkeypatch):
+    monkeypatch.setattr(gc.gfile, "ListDirectory", lambda base: ["0/", "1/"])
+
+    def parser(path):
+        return path._replace(export_version=int(path.path.rsplit("/", 1)[-1]))
+
+    assert gc.get_paths("gs://bucket/foo", parser) == [gc.Path("gs://bucket/foo/0", 0), gc.Path("gs://bucket/foo/1", 1)]

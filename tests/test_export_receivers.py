@@ -60,8 +60,23 @@ def test_missing_features_or_receiver_tensors_are_named(graph):
 
 
 def test_a_feature_that_is_not_a_tensor_is_refused_by_name(graph):
-    with pytest.raises(ValueError, match="feature x must be a Tensor, SparseTensor, RaggedTensor or tf.TensorSpec"):
+    with pytest.raises(ValueError, match=r"feature x must be a Tensor, SparseTensor, or RaggedTensor \(or a tf.Tensor"):
         ServingInputReceiver({"x": [1.0, 2.0]}, _placeholder())
+
+
+class _LabeledTensorLike:
+    """An object with a `.tensor` and a registered tensor conversion (as contrib's LabeledTensor was)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+tf.register_tensor_conversion_function(_LabeledTensorLike, lambda value, *args, **kwargs: value.tensor)
+
+
+def test_a_labeled_tensor_like_feature_is_accepted_as_2_15_accepted_it(graph):
+    feature = _LabeledTensorLike(tf.constant([1.0]))
+    assert ServingInputReceiver({"x": feature}, _placeholder()).features["x"] is feature
 
 
 def test_sparse_features_are_accepted(graph):

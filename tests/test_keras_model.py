@@ -383,7 +383,7 @@ def test_model_weights_are_checkpointed_under_the_names_215_gave_them(name, buil
 def test_missing_feature_key_names_the_models_inputs(tmp_path):
     features, labels = functional_data()
     estimator = model_to_estimator(functional(), model_dir=str(tmp_path))
-    with pytest.raises(ValueError, match=r"Missing keys: \['b'\]"):
+    with pytest.raises(ValueError, match=r"Missed keys: \['b'\]"):
         estimator.train(train_input_fn({"a": features["a"]}, labels), steps=1)
 
 

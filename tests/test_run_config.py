@@ -62,8 +62,9 @@ def test_bad_iterations_per_loop_is_one_clear_error(value):
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"num_shards": 0}, "num_shards must be a positive integer"),
     ({"num_cores_per_replica": 3}, "num_cores_per_replica must be 1, 2, 4"),
-    ({"num_cores_per_replica": 2}, r"model parallelism\) is not supported"),
-    ({"input_partition_dims": [[1, 2, 2, 1], None]}, "input_partition_dims .* is not supported"),
+    ({"input_partition_dims": [[1, 2, 2, 1], None]}, "input_partition_dims is only supported in PER_HOST_V2"),
+    ({"input_partition_dims": [[1, 2, 2, 1]], "per_host_input_for_training": InputPipelineConfig.PER_HOST_V2},
+     "requires setting num_cores_per_replica"),
     ({"eval_training_input_configuration": InputPipelineConfig.PER_HOST_V2}, "PER_HOST_V1 or SLICED"),
     ({"initial_infeed_sleep_secs": -1}, "initial_infeed_sleep_secs must be a positive integer"),
 ])

@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 TESTS = os.path.join(HERE, "upstream", "tensorflow_estimator", "python", "estimator")
 PY215 = "/work/venv215/bin/python"
-PYOURS = os.path.join(REPO, ".venv", "bin", "python")
+PYOURS = os.environ.get("ORACLE_PYTHON") or os.path.join(REPO, ".venv", "bin", "python")
 CACHE = os.path.join(HERE, "passing_215.json")
 FAILURES = os.path.join(HERE, "failures.txt")
 
@@ -114,7 +114,9 @@ def run_file(python: str, file: str, shim: bool, outdir: str, timeout: int, kera
     xml = os.path.join(outdir, file.replace("/", "__") + ".xml")
     log = os.path.join(outdir, file.replace("/", "__") + ".log")
     env = dict(os.environ)
-    env["PYTHONPATH"] = HERE
+    # HERE for shim/oracle_plugin; REPO first on the path so that a clone's `estimators` wins over the
+    # venv's editable install (which points at /work/main)
+    env["PYTHONPATH"] = os.pathsep.join([HERE, REPO])
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     env.pop("PYTHONSAFEPATH", None)
     if shim and not keras3:

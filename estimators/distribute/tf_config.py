@@ -101,6 +101,9 @@ def cluster_info(tf_config: dict | None = None) -> ClusterInfo:
         raise ValueError(f"The \"cluster\" in TF_CONFIG must have only one \"{chief_job}\" node: it has "
                          f"{len(jobs[chief_job])} '{chief_job}' tasks.")
     if not task_type:
+        if not chief_job:  # 2.15 checked for the chief first; a chief-less cluster needs a task to name a worker
+            raise ValueError("If \"cluster\" is set in TF_CONFIG, it must have one \"chief\" node, or \"task\" must be "
+                             "set: add a \"chief\" job, or \"task\": {\"type\": ..., \"index\": ...}.")
         raise ValueError("If \"cluster\" is set in TF_CONFIG, task type must be set: add \"task\": {\"type\": ..., "
                          "\"index\": ...}.")
     if task_id is None:

@@ -46,11 +46,12 @@ class _StopOnPredicateHook(Hook):
     """Calls should_stop_fn at loop boundaries, at most every N seconds or steps; True stops training.
 
     In a tf.compat.v1 MonitoredSession (begin() without a step) it checks after session runs instead, at the
-    global step each run started from, and requests the session's stop.
+    global step each run started from, and requests the session's stop; as in 2.15 it then also sets the
+    graph's stop variable (`_get_or_create_stop_var`), which other workers' _CheckForStoppingHook read.
     """
 
-    def __init__(self, should_stop_fn: Callable[[], bool], run_every_secs: float | None,
-                 run_every_steps: int | None):
+    def __init__(self, should_stop_fn: Callable[[], bool], run_every_secs: float | None = 60,
+                 run_every_steps: int | None = None):
         self._should_stop_fn = should_stop_fn
         self._every_secs, self._every_steps = run_every_secs, run_every_steps
         self._last_step: int | None = None
@@ -73,6 +74,8 @@ class _StopOnPredicateHook(Hook):
             self._global_step = tf.compat.v1.train.get_global_step()
             if self._global_step is None:
                 raise RuntimeError("Global step should be created to use early stopping in a tf.compat.v1 session.")
+            self._stop_var = _get_or_create_stop_var()
+            self._stop_op = tf.compat.v1.assign(self._stop_var, True)
 
     def after_create_session(self, session, coord) -> None:
         """Nothing to do when the session starts (tf.compat.v1's session protocol)."""
@@ -82,6 +85,7 @@ class _StopOnPredicateHook(Hook):
 
     def after_run(self, run_context, run_values) -> None:
         if self._check(int(run_values.results)):
+            run_context.session.run(self._stop_op)
             run_context.request_stop()
 
     def after_loop(self, info: LoopInfo) -> bool:
@@ -95,6 +99,32 @@ class _StopOnPredicateHook(Hook):
             logging.info("Requesting early stopping at global step %d.", step)
             return True
         return False
+
+
+def _get_or_create_stop_var() -> tf.Variable:
+    """The default graph's early-stopping flag (signal_early_stopping/STOP, a bool global variable, False at first)."""
+    with tf.compat.v1.variable_scope("signal_early_stopping", values=[], reuse=tf.compat.v1.AUTO_REUSE):
+        return tf.compat.v1.get_variable("STOP", shape=[], dtype=tf.bool, trainable=False,
+                                         initializer=tf.compat.v1.constant_initializer(False),
+                                         collections=[tf.compat.v1.GraphKeys.GLOBAL_VARIABLES])
+
+
+class _CheckForStoppingHook(tf.compat.v1.train.SessionRunHook):
+    """Requests the session's stop once the graph's stop variable is set (by the chief's _StopOnPredicateHook).
+
+    A tf.compat.v1 session hook, as 2.15's: the stop variable is read along with every session run.
+    """
+
+    def begin(self) -> None:
+        self._stop_var = _get_or_create_stop_var()
+
+    def before_run(self, run_context) -> tf.compat.v1.train.SessionRunArgs:
+        return tf.compat.v1.train.SessionRunArgs(self._stop_var)
+
+    def after_run(self, run_context, run_values) -> None:
+        if run_values.results:
+            logging.info("Early stopping requested, suspending run.")
+            run_context.request_stop()
 
 
 def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool], run_every_secs: float | None = 60,

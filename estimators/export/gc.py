@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 
 import tensorflow as tf
+from tensorflow.python.platform import gfile  # ListDirectory looked up per call, as 2.15 did (tests patch it)
 
 Path = collections.namedtuple("Path", "path export_version")
 Filter = Callable[[list], list]
@@ -76,7 +77,7 @@ def get_paths(base_dir: str | bytes, parser: Callable[[Path], Path | None]) -> l
     """The entries of base_dir as Paths, each given its export version by `parser` (None drops an entry)."""
     base_dir = tf.compat.as_str_any(base_dir)
     paths = []
-    for entry in tf.io.gfile.listdir(base_dir):
+    for entry in gfile.ListDirectory(base_dir):
         name = tf.compat.as_str_any(entry).rstrip("/")  # GCS lists folders with a trailing slash
         parsed = parser(Path(os.path.join(base_dir, name), None))
         if parsed is not None:

@@ -26,11 +26,22 @@ def _is_input(value: Any, allow_spec: bool) -> bool:
     return isinstance(value, (tf.Tensor, *_COMPOSITE)) or (allow_spec and isinstance(value, tf.TensorSpec))
 
 
+def _converts_as_labeled_tensor(value: Any) -> bool:
+    """2.15's carve-out for LabeledTensor-like objects: a `.tensor` attribute and a registered conversion."""
+    if not hasattr(value, "tensor"):
+        return False
+    try:
+        tf.convert_to_tensor(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _check_value(value: Any, name: Any, label: str, allow_spec: bool = True) -> None:
-    if not _is_input(value, allow_spec):
+    if not (_is_input(value, allow_spec) or _converts_as_labeled_tensor(value)):
         where = f" {name}" if name is not None else ""
         raise ValueError(
-            f"{label}{where} must be a Tensor, SparseTensor, RaggedTensor or tf.TensorSpec, got "
+            f"{label}{where} must be a Tensor, SparseTensor, or RaggedTensor (or a tf.TensorSpec), got "
             f"{type(value).__name__}: {value!r}."
         )
 
