@@ -50,6 +50,7 @@ class TrainPlan:
     input_advanced: Callable[[int, bool], None]
     hooks: Sequence[Hook] = ()
     listeners: Sequence[SavingListener] = ()
+    resume_note: Callable[[], str] | None = None  # the NaN error's sentence naming the latest finite checkpoint
 
 
 class TrainController:
@@ -57,7 +58,7 @@ class TrainController:
 
     def __init__(self, plan: TrainPlan):
         self._plan = plan
-        self._guard = NanGuard()
+        self._guard = NanGuard(plan.resume_note)
 
     def run(self) -> TrainResult:
         plan = self._plan
