@@ -205,3 +205,12 @@ def test_a_finite_checkpoint_restores_without_a_warning(tmp_path, path, caplog):
     with caplog.at_level(logging.WARNING, logger="absl"):
         _estimator(tmp_path, path).evaluate(eval_input_fn)
     assert not [w for w in _warnings(caplog) if "NaN or Inf" in w]
+
+
+def test_mirrored_variables_of_eight_replicas_are_checked_before_a_save(tmp_path, eight_replicas):
+    config = estimators.RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=1, train_distribute=eight_replicas,
+                                  tpu_config=estimators.TPUConfig(iterations_per_loop=1))
+    estimator = estimators.Estimator(blowing_up_model_fn, config=config, params={"blow_at": 3})
+    with pytest.raises(NonFiniteCheckpointError, match=r"\(b, w\) at global step 4"):
+        estimator.train(lambda: tf.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(16), max_steps=20)
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-3")
