@@ -120,14 +120,11 @@ class NanLossHook(tf.compat.v1.train.NanTensorHook):
     def begin(self) -> None:
         self._step_tensor = tf.compat.v1.train.get_global_step()
 
-    def before_run(self, run_context):
-        del run_context
-        return tf.compat.v1.train.SessionRunArgs((self._loss_tensor, self._step_tensor))
-
     def after_run(self, run_context, run_values) -> None:
-        loss, step = run_values.results
+        loss = run_values.results  # the loss alone, as 2.15 fetched it (another fetch would reorder the step's reads)
         if np.any(np.isnan(loss)):
-            raise finite.NanLossError(finite.diverged_message(f"Loss became {np.mean(loss)}", int(step) + 1,
+            step = int(run_context.session.run(self._step_tensor))
+            raise finite.NanLossError(finite.diverged_message(f"Loss became {np.mean(loss)}", step,
                                                               self._checkpointer.resume_note()))
 
 
