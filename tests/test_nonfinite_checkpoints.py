@@ -156,6 +156,15 @@ def test_the_checkpointer_refuses_nonfinite_variables_and_writes_nothing(tmp_pat
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-1.data-00000-of-00001", "model.ckpt-1.index"]
 
 
+def test_when_every_checkpoint_is_nonfinite_none_is_named_and_none_is_dropped(tmp_path):
+    checkpointer = Checkpointer(str(tmp_path))
+    poisoned = {"w": tf.Variable([np.inf]), "global_step": tf.Variable(1, dtype=tf.int64)}
+    for step in (1, 2):  # published without the check, as the code before it did
+        checkpointer.publish(step, lambda prefix: writer.write(poisoned, prefix))
+    assert checkpointer.resume_note().startswith("Every checkpoint in model_dir holds NaN or Inf: delete them")
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-2")
+
+
 def test_bfloat16_and_integer_variables_are_checked_by_their_kind(tmp_path):
     variables = {"h": tf.Variable([np.inf], dtype=tf.bfloat16), "n": tf.Variable([7]), "f": tf.Variable([2.0])}
     assert finite.nonfinite_variables(variables) == ["h"]

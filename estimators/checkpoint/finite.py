@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.checkpoint.writer import tf_variable
 
 _NAMED = 5  # variable names shown in a message
 
@@ -35,7 +36,7 @@ class NonFiniteCheckpointError(NanLossError):
 
 def nonfinite_variables(variables: Mapping[str, Any]) -> list[str]:
     """Names of the floating-point variables in {name: variable} holding NaN or Inf (one compiled reduction)."""
-    floats = [(name, _tf_variable(var)) for name, var in variables.items()]
+    floats = [(name, tf_variable(var)) for name, var in variables.items()]
     floats = [(name, var) for name, var in floats if _is_float(var.dtype)]
     if not floats:
         return []
@@ -46,7 +47,7 @@ def nonfinite_variables(variables: Mapping[str, Any]) -> list[str]:
 def finite_flags_op(variables: Sequence[tf.Variable]) -> tf.Tensor:
     """Graph path: one bool per variable, True when all its values are finite (built once, run at every save)."""
     with tf.name_scope("finite_check"):
-        return tf.stack([tf.reduce_all(tf.math.is_finite(var)) for var in variables])
+        return _flags(variables)
 
 
 def float_variables(variables: Iterable[tf.Variable]) -> list[tf.Variable]:
@@ -67,8 +68,8 @@ def nonfinite_in_checkpoint(path: str) -> list[str]:
 
 
 def warn_if_nonfinite(path: str | None) -> None:
-    """Logs a warning when checkpoint `path` holds NaN or Inf (the graph path's evaluate, predict, export and
-    resume, which restore through a Saver). A checkpoint that cannot be read is left to that restore to report."""
+    """Logs a warning when checkpoint `path` holds NaN or Inf, reading it (the graph path's export, whose graph
+    cannot take a check op). A checkpoint that cannot be read is left to the restore to report."""
     if not path:
         return
     try:
@@ -100,7 +101,7 @@ def resume_note(latest: str | None, all_nonfinite: bool = False) -> str:
     if all_nonfinite:
         return ("Every checkpoint in model_dir holds NaN or Inf: delete them (or use a new model_dir) to train "
                 "again from step 0.")
-    return "model_dir holds no checkpoint: train() starts again from step 0."
+    return "model_dir holds no checkpoint: train() starts over."
 
 
 def diverged_message(cause: str, step: int, note: str) -> str:
@@ -109,14 +110,12 @@ def diverged_message(cause: str, step: int, note: str) -> str:
             "Lower the learning rate or check the input data.")
 
 
-@tf.function(autograph=False)
-def _finite_flags(variables: list) -> tf.Tensor:
+def _flags(variables: Sequence[Any]) -> tf.Tensor:
+    """One reduce_all(is_finite) per variable, stacked: one small tensor to bring to the host."""
     return tf.stack([tf.reduce_all(tf.math.is_finite(var)) for var in variables])
 
 
-def _tf_variable(var: Any) -> Any:
-    """The tf.Variable behind a Keras 3 variable (which has no read_value); tf.Variables as they are."""
-    return var if hasattr(var, "read_value") else var.value
+_finite_flags = tf.function(_flags, autograph=False)  # traced once per layout of variables (shapes, dtypes)
 
 
 def _is_float(dtype: Any) -> bool:
