@@ -529,6 +529,7 @@ class Estimator:
             input_advanced=self._train_input.advanced,
             hooks=[*hooks, *trace.training_hooks, *(trace.chief_hooks if is_chief(runtime.strategy) else ())],
             listeners=listeners,
+            resume_note=self._checkpointer.resume_note,
         )
 
     def _restore_for_training(self, runtime: Runtime, latest: str | None) -> None:

@@ -407,7 +407,7 @@ API_CASES = [
         ValueError, ("metric_fn's result", "acc"), trained=True),
     Api("NaN loss in training: stops, the last good checkpoint stays latest",
         lambda md: _estimator(md).train(m.train_input_fn(_with_nan(X, 40), Y), max_steps=8),
-        NanLossError, ("Loss became nan", "previous one stays latest"), trained=True),
+        NanLossError, ("Loss became nan", "holds finite values: train() resumes from it"), trained=True),
     Api("NaN in eval data (allowed: results returned as tf.estimator did, with a warning)",
         lambda md: _estimator(md).evaluate(m.eval_input_fn(_with_nan(X, 3), Y)),
         ALLOWED, ("non-finite loss=nan", "NaN or Inf"), trained=True),

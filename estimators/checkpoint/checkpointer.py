@@ -3,8 +3,9 @@
 Files are what tf.estimator wrote: `model.ckpt-<step>.index` / `.data-*` with the variables' TF1 names as
 keys, and the text `checkpoint` state file. A save is written, checked complete, and only then named in
 the state file; a missing or unreadable state file or a damaged newest checkpoint falls back to the
-newest complete one with a warning, never to step 0. A restore checks every name, shape and dtype (and
-reads every value) before it assigns anything.
+newest complete one with a warning, never to step 0. A save whose variables hold NaN or Inf is refused
+(finite.py). A restore checks every name, shape and dtype (and reads every value) before it assigns
+anything, and warns when the values are not finite.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TypeVar
 import tensorflow as tf
 
 from estimators import log as logging
-from estimators.checkpoint import files, state_file, storage, writer
+from estimators.checkpoint import files, finite, state_file, storage, writer
 
 GLOBAL_STEP = "global_step"
 _OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"  # how object-based checkpoints key a variable's value
@@ -61,6 +62,7 @@ class Checkpointer:
         self.max_to_keep = max_to_keep or None  # 0 and None: keep every checkpoint
         self.is_chief = is_chief
         self._cleaned = False
+        self._checked_finite: set[str] = set()  # checkpoints this object published after the finiteness check
 
     # -- finding -------------------------------------------------------------------------------------
     def checkpoints(self) -> list[str]:
@@ -149,19 +151,25 @@ class Checkpointer:
 
         Write, fsync (local paths), check complete, then name it in the state file and delete checkpoints
         beyond max_to_keep. A non-chief writes nothing and returns None. Raises CheckpointSaveError (the
-        previous checkpoint stays the latest) when the filesystem fails.
+        previous checkpoint stays the latest) when the filesystem fails, finite.NonFiniteCheckpointError
+        (nothing written) when a floating-point variable holds NaN or Inf.
         """
         if self.is_chief and not variables:
             raise ValueError("save() got no variables to write.")
         return self.publish(step, lambda prefix: writer.write(variables, prefix),
-                            lambda prefix: _check_written(prefix, variables))
+                            lambda prefix: _check_written(prefix, variables),
+                            nonfinite=lambda: finite.nonfinite_variables(variables))
 
-    def publish(self, step: int, write: Callable[[str], None],
-                check: Callable[[str], None] | None = None) -> str | None:
-        """save()'s sequence around any writer: `write(prefix)` (a Saver in a session, say), fsync, `check(prefix)`
-        (default: the files are complete), publish in the state file, rotate. Same guarantees as save()."""
+    def publish(self, step: int, write: Callable[[str], None], check: Callable[[str], None] | None = None,
+                nonfinite: Callable[[], list[str]] | None = None) -> str | None:
+        """save()'s sequence around any writer: `nonfinite()` (names of variables holding NaN or Inf: any, and
+        nothing is written), `write(prefix)` (a Saver in a session, say), fsync, `check(prefix)` (default: the
+        files are complete), publish in the state file, rotate. Same guarantees as save()."""
         if not self.is_chief:
             return None
+        bad = nonfinite() if nonfinite is not None else []
+        if bad:
+            raise self.nonfinite_error(step, bad)
         prefix = os.path.join(self.model_dir, f"model.ckpt-{int(step)}")
         try:
             tf.io.gfile.makedirs(self.model_dir)
@@ -183,6 +191,8 @@ class Checkpointer:
             kept = kept[len(dropped):]
             state_file.write(self.model_dir, kept)
             files.fsync([state_file.path(self.model_dir)], self.model_dir)
+            if nonfinite is not None:
+                self._checked_finite.add(prefix)
         except (tf.errors.OpError, OSError, ValueError, storage.ModelDirUnreadableError) as err:
             self._discard(prefix)  # (CheckpointCorruptError is a ValueError)
             try:
@@ -213,6 +223,50 @@ class Checkpointer:
         return CheckpointSaveError(
             f"Could not write {what} in {self.model_dir}: {files.first_line(err)}. "
             + (f"The latest checkpoint is still {previous[-1]}." if previous else "No checkpoint was written."))
+
+    def nonfinite_error(self, step: int, bad: list[str]) -> finite.NonFiniteCheckpointError:
+        """The error refusing the checkpoint for `step` because variables `bad` hold NaN or Inf."""
+        return finite.NonFiniteCheckpointError(finite.diverged_message(
+            f"Training diverged: NaN or Inf in {len(bad)} variable(s) ({finite.named(bad)})", step,
+            self.resume_note()))
+
+    def resume_note(self) -> str:
+        """The divergence errors' sentence naming the newest checkpoint with finite values (latest_finite())."""
+        try:
+            latest, nonfinite = self._latest_finite()
+        except (tf.errors.OpError, storage.ModelDirUnreadableError) as err:
+            return f"The checkpoints in {self.model_dir} could not be read ({files.first_line(err)})."
+        return finite.resume_note(latest, all_nonfinite=latest is None and bool(nonfinite))
+
+    def latest_finite(self) -> str | None:
+        """The newest published checkpoint whose values are all finite, made the latest.
+
+        Newer ones holding NaN or Inf (saved by an earlier version of this code, or another program) are
+        dropped from the state file by the chief, with a warning; their files stay. Checkpoints this object
+        published after the finiteness check are not read again; others are read in full (on divergence only).
+        """
+        return self._latest_finite()[0]
+
+    def _latest_finite(self) -> tuple[str | None, list[str]]:
+        published = self._published()
+        nonfinite = []
+        for index in range(len(published) - 1, -1, -1):
+            candidate = published[index]
+            if candidate not in self._checked_finite:
+                try:
+                    bad = finite.nonfinite_in_checkpoint(candidate)
+                except (tf.errors.OpError, ValueError):
+                    continue  # damaged or gone: latest() skips it with its own warning
+                if bad:
+                    nonfinite.append(candidate)
+                    continue
+            if nonfinite and self.is_chief:
+                state_file.write(self.model_dir, published[:index + 1])
+                logging.warning("Checkpoint(s) %s hold NaN or Inf (saved after training diverged); %s is the "
+                                "latest checkpoint again. Their files are kept: delete them when done with them.",
+                                ", ".join(nonfinite), candidate)
+            return candidate, nonfinite
+        return None, nonfinite
 
     def _published(self) -> list[str]:
         """The checkpoints a save keeps track of: the state file's list (or, without one, the complete ones)."""
@@ -272,6 +326,9 @@ class Checkpointer:
             raise CheckpointCorruptError(
                 f"Checkpoint {path} is damaged: {files.first_line(err)}. Nothing was restored; use an earlier "
                 "checkpoint or delete this one.") from None
+        bad = finite.nonfinite_values(values, {name: stored[name][1] for name in values})
+        if bad:
+            finite.warn_restored(path, bad)
         for name, targets in assignments.items():
             for var in _as_list(targets):
                 var.assign(values[name])

@@ -14,6 +14,7 @@ from estimators import log as logging
 from estimators.graph import replicated
 from estimators.graph.build import call_graph, ensure_saver
 from estimators.graph.hooks import session_hooks
+from estimators.graph.saving import RestoredFiniteCheck
 from estimators.mode_keys import ModeKeys
 from estimators.training import eval_summaries
 
@@ -52,7 +53,7 @@ def evaluate(estimator: Any, input_fn: Callable, steps: int | None, hooks: Any, 
         values[GLOBAL_STEP] = built.global_step
         final = tf.compat.v1.train.FinalOpsHook(values)
         all_hooks = [*built.input_hooks, _StopAfter(steps), *session_hooks(hooks, "evaluate() hooks", spec.loss),
-                     *spec.evaluation_hooks, final]
+                     *spec.evaluation_hooks, final, RestoredFiniteCheck(path)]
         ensure_saver(spec.scaffold)
         master, session_config = replicated.session_target(built.strategy, estimator.config.session_config)
         creator = tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, master=master, config=session_config,

@@ -11,6 +11,7 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.checkpoint import finite
 from estimators.export.publish import publish_export
 from estimators.export.receivers import materialize
 from estimators.export.signatures import build_signatures, export_outputs_for_predict
@@ -24,6 +25,7 @@ def export_saved_model(estimator: Any, export_dir_base: str, serving_input_recei
     """Writes export_dir_base/<timestamp> from `checkpoint_path`; returns its path (bytes)."""
     if assets_extra is not None and not isinstance(assets_extra, dict):
         raise ValueError(f"assets_extra must be a dict of relative destination -> source path, got {assets_extra!r}.")
+    finite.warn_if_nonfinite(checkpoint_path)  # reads the files: an op here would be exported with the graph
     with seeded_graph(estimator) as graph:
         receiver = materialize(serving_input_receiver_fn(), graph)
         spec = call_model_fn(estimator._engine_model_fn, receiver.features, None, ModeKeys.PREDICT,

@@ -12,6 +12,7 @@ import tensorflow as tf
 from estimators import log as logging
 from estimators.graph.build import call_graph, ensure_saver
 from estimators.graph.hooks import session_hooks
+from estimators.graph.saving import RestoredFiniteCheck
 from estimators.mode_keys import ModeKeys
 
 
@@ -24,7 +25,8 @@ def predict(estimator: Any, input_fn: Callable, predict_keys: Any, hooks: Any, p
     with call_graph(estimator, input_fn, ModeKeys.PREDICT) as built:
         spec = built.spec
         predictions = _selected(spec.predictions, predict_keys)
-        all_hooks = [*built.input_hooks, *session_hooks(hooks, "predict() hooks"), *spec.prediction_hooks]
+        all_hooks = [*built.input_hooks, *session_hooks(hooks, "predict() hooks"), *spec.prediction_hooks,
+                     RestoredFiniteCheck(path)]
         ensure_saver(spec.scaffold)
         creator = tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, config=estimator.config.session_config,
                                                          checkpoint_filename_with_path=path)

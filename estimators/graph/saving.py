@@ -3,7 +3,9 @@
 CheckpointHook keeps tf.compat.v1.train.CheckpointSaverHook's schedule (a checkpoint when the session
 starts, then every save_steps or save_secs, and at the end) and its listeners, but every save goes
 through Checkpointer.publish: written, fsynced, checked complete, then named in the `checkpoint` file,
-so a crash or a full disk never leaves a half-written checkpoint as the latest.
+so a crash or a full disk never leaves a half-written checkpoint as the latest. Variables holding NaN or Inf
+are never saved (one reduction run before each save); a NaN loss and a restored non-finite checkpoint are
+reported naming the checkpoint with finite values (checkpoint/finite.py).
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
+from estimators.checkpoint import finite
 from estimators.checkpoint.checkpointer import Checkpointer
 from estimators.training.hooks import SavingListener
 
@@ -29,6 +33,7 @@ class CheckpointHook(tf.compat.v1.train.SessionRunHook):
 
     def begin(self) -> None:
         self._step_tensor = tf.compat.v1.train.get_global_step()
+        self._finite = _FiniteCheck(tf.compat.v1.global_variables())
         for listener in self._listeners:
             listener.begin()
 
@@ -76,7 +81,7 @@ class CheckpointHook(tf.compat.v1.train.SessionRunHook):
             base = prefix.rpartition("-")[0]
             saver.save(session, base, global_step=step, write_meta_graph=self._save_graph_def, write_state=False)
 
-        self.last_path = self._checkpointer.publish(step, write)
+        self.last_path = self._checkpointer.publish(step, write, nonfinite=lambda: self._finite.nonfinite(session))
         tf.compat.v1.logging.info("Saving checkpoints for %d into %s.", step,
                                   os.path.join(self._checkpointer.model_dir, "model.ckpt"))
         replies = [_call(listener, "after_save", session, step, self.last_path) for listener in self._listeners]
@@ -102,3 +107,54 @@ class StopOnSignal(tf.compat.v1.train.SessionRunHook):
         del run_values
         if self._stop.requested:
             run_context.request_stop()
+
+
+class NanLossHook(tf.compat.v1.train.NanTensorHook):
+    """2.15's NanTensorHook (fails on a NaN loss), raising NanLossError (a NanLossDuringTrainingError) whose
+    message names the step and the latest checkpoint with finite values, the one a resume starts from."""
+
+    def __init__(self, loss_tensor: Any, checkpointer: Checkpointer):
+        super().__init__(loss_tensor, fail_on_nan_loss=True)
+        self._checkpointer = checkpointer
+
+    def begin(self) -> None:
+        self._step_tensor = tf.compat.v1.train.get_global_step()
+
+    def after_run(self, run_context, run_values) -> None:
+        loss = run_values.results  # the loss alone, as 2.15 fetched it (another fetch would reorder the step's reads)
+        if np.any(np.isnan(loss)):
+            step = int(run_context.session.run(self._step_tensor))
+            raise finite.NanLossError(finite.diverged_message(f"Loss became {np.mean(loss)}", step,
+                                                              self._checkpointer.resume_note()))
+
+
+class RestoredFiniteCheck(tf.compat.v1.train.SessionRunHook):
+    """Warns when the checkpoint a session restored (evaluate, predict) holds NaN or Inf: one reduction over
+    the restored variables once the session exists, no second read of the checkpoint's files."""
+
+    def __init__(self, path: str | None):
+        self._path = path
+
+    def begin(self) -> None:
+        self._finite = _FiniteCheck(tf.compat.v1.global_variables()) if self._path else None
+
+    def after_create_session(self, session, coord) -> None:
+        del coord
+        bad = self._finite.nonfinite(session) if self._finite is not None else []
+        if bad:
+            finite.warn_restored(self._path, bad)
+
+
+class _FiniteCheck:
+    """One bool per floating-point variable of the graph, built before the graph is finalised, run in a session."""
+
+    def __init__(self, variables: list):
+        variables = finite.float_variables(variables)
+        self._names = [var.name.split(":")[0] for var in variables]
+        self._flags = finite.finite_flags_op(variables) if variables else None
+
+    def nonfinite(self, session) -> list[str]:
+        """Names of the variables holding NaN or Inf in `session`."""
+        if self._flags is None:
+            return []
+        return [name for name, ok in zip(self._names, session.run(self._flags), strict=True) if not ok]

@@ -23,7 +23,7 @@ from estimators.checkpoint.model_dir_check import check_model_dir
 from estimators.graph import replicated
 from estimators.graph.build import call_graph, ensure_saver
 from estimators.graph.hooks import session_hooks
-from estimators.graph.saving import CheckpointHook, StopOnSignal
+from estimators.graph.saving import CheckpointHook, NanLossHook, StopOnSignal
 from estimators.mode_keys import ModeKeys
 from estimators.training.preemption import TrainingInterrupted, stopping_on_signals
 
@@ -56,7 +56,7 @@ def train(estimator: Any, input_fn: Callable, hooks: Any, steps: int | None, max
             tf.compat.v1.summary.scalar("loss", spec.loss)
         ensure_saver(spec.scaffold)
         saver_hook = _checkpoint_hook(estimator, spec.scaffold, saving_listeners, held if chief else None)
-        worker_hooks = [*user_hooks, *built.input_hooks, tf.compat.v1.train.NanTensorHook(spec.loss)]
+        worker_hooks = [*user_hooks, *built.input_hooks, NanLossHook(spec.loss, checkpointer)]
         if config.log_step_count_steps:
             worker_hooks.append(tf.compat.v1.train.LoggingTensorHook(
                 {"loss": spec.loss, "step": built.global_step}, every_n_iter=config.log_step_count_steps))

@@ -51,6 +51,7 @@ class TrainPlan:
     hooks: Sequence[Hook] = ()
     listeners: Sequence[SavingListener] = ()
     save_first: bool = False  # a fresh run: save the state it starts from, as 2.15's CheckpointSaverHook did
+    resume_note: Callable[[], str] | None = None  # the NaN error's sentence naming the latest finite checkpoint
 
 
 class TrainController:
@@ -58,7 +59,7 @@ class TrainController:
 
     def __init__(self, plan: TrainPlan):
         self._plan = plan
-        self._guard = NanGuard()
+        self._guard = NanGuard(plan.resume_note)
 
     def run(self) -> TrainResult:
         plan = self._plan

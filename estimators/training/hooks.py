@@ -9,11 +9,15 @@ request_stop() ended a MonitoredSession.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import tensorflow as tf
+
+# NanLossError lives beside the checkpoint check, which raises its subclass NonFiniteCheckpointError.
+from estimators.checkpoint.finite import NanLossError as NanLossError
+from estimators.checkpoint.finite import diverged_message
 
 
 @dataclass(frozen=True)
@@ -130,22 +134,20 @@ class StopAtStepHook(SessionProtocol, Hook):
         return self._last_step is not None and info.step >= self._last_step
 
 
-class NanLossError(FloatingPointError):
-    """The training loss became NaN or infinite."""
-
-
 class NanGuard(Hook):
-    """Stops training with an error when the loss is not finite; no checkpoint is written for that step.
+    """Stops training with NanLossError when the loss is not finite; no checkpoint is written for that step.
 
-    Always on (it was tf.estimator's NanTensorHook with fail_on_nan_loss=True by default).
+    Always on (it was tf.estimator's NanTensorHook with fail_on_nan_loss=True by default). `resume_note`
+    gives the message's sentence naming the checkpoint a resume starts from (Checkpointer.resume_note).
     """
+
+    def __init__(self, resume_note: Callable[[], str] | None = None):
+        self._resume_note = resume_note
 
     def after_loop(self, info: LoopInfo) -> None:
         if info.steps and not math.isfinite(info.loss):
-            raise NanLossError(
-                f"Loss became {info.loss} at global step {info.step}; stopping without saving a checkpoint "
-                "(the previous one stays latest). Lower the learning rate or check the input data."
-            )
+            note = self._resume_note() if self._resume_note is not None else "The previous checkpoint stays latest."
+            raise NanLossError(diverged_message(f"Loss became {info.loss}", info.step, note))
 
 
 def stop_requested(hook_replies: Sequence[Any]) -> bool:
