@@ -2,7 +2,9 @@
 
 TPUEstimator accepted `iterations_per_loop=N` or a duration such as "30s"; for a duration it ran
 one step first, then sized each loop from the mean step time of the recent loops. A duration
-keeps something on screen every so often however slow the steps are.
+keeps something on screen every so often however slow the steps are. Here a loop is sized by the
+slower of the recent mean and the latest loop's step time: on a machine getting busier, the mean
+lags behind and loops (and the gaps between progress lines) outgrow the duration.
 """
 
 from __future__ import annotations
@@ -52,9 +54,15 @@ class IterationsPerLoop:
         elif not self._step_times:
             wanted = 1
         else:
-            mean = sum(self._step_times) / len(self._step_times)
-            wanted = max(1, int(self.seconds / mean)) if mean > 0 else 1
+            step_secs = self.step_seconds()
+            wanted = max(1, int(self.seconds / step_secs)) if step_secs > 0 else 1
         return int(min(wanted, remaining)) if math.isfinite(remaining) else wanted
+
+    def step_seconds(self) -> float:
+        """The step time the next loop is sized by: the recent mean, or the latest loop's if slower (0: none yet)."""
+        if not self._step_times:
+            return 0.0
+        return max(sum(self._step_times) / len(self._step_times), self._step_times[-1])
 
     def record(self, steps: int, seconds: float) -> None:
         """Feeds the time a loop of `steps` steps took."""

@@ -6,6 +6,7 @@ have (step, loss, examples/sec, metrics); it decides how and when to show them, 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import math
@@ -13,14 +14,15 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TextIO
 
 from estimators.graph.choice import GraphPathNeeded
 
-__all__ = ["DisplayOptions", "ProgressDisplay", "configure", "format_duration", "options"]
+__all__ = ["DisplayOptions", "ProgressDisplay", "configure", "expecting", "format_duration", "options"]
 
 PHASES = ("train", "evaluate", "predict")
+LINE_SLACK = 0.8  # a loop sized to 30 s that ends at 29.5 s still prints: lines every loop, not every other one
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,8 +31,9 @@ class DisplayOptions:
 
     enabled: False makes every display a no-op. stream: where to write (None: sys.stderr when
     writing). live: redraw one line with carriage returns (None: when the stream is a terminal).
-    interval_secs / every_updates: when not live, a line at the first update, then whenever this
-    many seconds have passed or (if set) this many updates have come since the last line.
+    interval_secs / every_updates: when not live, a line at the first update, then at each update
+    that comes at least LINE_SLACK x this many seconds after the last line (so loops sized to the
+    interval, which end a little before or after it, each print) or (if set) this many updates after it.
     """
 
     enabled: bool = True
@@ -54,6 +57,30 @@ def configure(**changes) -> DisplayOptions:
 def options() -> DisplayOptions:
     """The options displays made now would get."""
     return _options
+
+
+_expected: dict[str, int] = {}  # phase -> the total a caller that knows the data size expects
+
+
+@contextlib.contextmanager
+def expecting(phase: str, total: int | None) -> Iterator[None]:
+    """Within the block, displays of `phase` made without a total take `total` (and so show an ETA).
+
+    The engine evaluates "until the input ends" and predicts an unknown number of examples; a
+    caller that knows its data (main.py: 10,000 test images, 10 batches of 1,000) says so here.
+    """
+    if phase not in PHASES:
+        raise ValueError(f"phase must be one of {list(PHASES)}, got {phase!r}.")
+    previous = _expected.get(phase)
+    if total is not None:
+        _expected[phase] = int(total)
+    try:
+        yield
+    finally:
+        if previous is None:
+            _expected.pop(phase, None)
+        else:
+            _expected[phase] = previous
 
 
 def format_duration(seconds: float) -> str:
@@ -112,7 +139,8 @@ class ProgressDisplay:
                  opts: DisplayOptions | None = None, clock: Callable[[], float] = time.monotonic):
         if phase not in PHASES:
             raise ValueError(f"phase must be one of {list(PHASES)}, got {phase!r}.")
-        self.phase, self.total, self.unit = phase, total, unit
+        self.phase, self.unit = phase, unit
+        self.total = total if total is not None else _expected.get(phase)
         self._opts = opts or _options
         self._clock = clock
         self._started = clock()
@@ -127,6 +155,7 @@ class ProgressDisplay:
         self._live_width = 0
         self._filter: _ClearLineFilter | None = None
         self._closed = False
+        self._shown = False  # anything written yet: an error before that is not this phase's to report
 
     # -- what the loops call ------------------------------------------------------------------
     @property
@@ -174,7 +203,7 @@ class ProgressDisplay:
             self._draw(self._live_text(now))
             return
         every = self._opts.every_updates
-        if (first or now - self._last_line_time >= self._opts.interval_secs
+        if (first or now - self._last_line_time >= LINE_SLACK * self._opts.interval_secs
                 or (every is not None and self._updates_since_line >= every)):
             self._write_line(self._plain_text(now))
 
@@ -209,7 +238,9 @@ class ProgressDisplay:
             return
         if self.enabled:
             self._clear_live_line()
-        if self.enabled and not issubclass(exc_type, GraphPathNeeded):  # the call goes on on the graph path
+        # Not for a call refused before it started (another trainer holds model_dir, bad input): "stopped
+        # at 3009/100000 steps after 0.0s" would read as a run that began; nor when the graph path goes on.
+        if self.enabled and self._shown and not issubclass(exc_type, GraphPathNeeded):
             self._write_line(f"{self.phase}: stopped at {self._position()} after "
                              f"{format_duration(self._clock() - self._started)}")
         self._closed = True
@@ -269,7 +300,10 @@ class ProgressDisplay:
         return min(max(done / span, 0.0), 1.0) if span > 0 else 1.0
 
     def _plain_text(self, now: float) -> str:
-        position = f"step {self._step}" + (f"/{self.total}" if self.total is not None else "")
+        if self.unit == "steps":
+            position = f"step {self._step}" + (f"/{self.total}" if self.total is not None else "")
+        else:  # "evaluate: 3/10 batches", "predict: 1280/10000 examples"
+            position = self._position()
         fraction = self._fraction()
         if fraction is not None:
             position += f" ({fraction:.0%})"
@@ -307,6 +341,7 @@ class ProgressDisplay:
         stream.write("\r" + text + " " * max(self._live_width - len(text), 0))
         stream.flush()
         self._live_width = len(text)
+        self._shown = True
         self._add_filter()
 
     def _clear_live_line(self) -> None:
@@ -321,6 +356,7 @@ class ProgressDisplay:
         stream = self._stream()
         stream.write(text + "\n")
         stream.flush()
+        self._shown = True
         self._last_line_time = self._clock()
         self._updates_since_line = 0
 
