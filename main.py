@@ -40,9 +40,11 @@ def main(argv: list[str]) -> None:
     settings = settings_from_flags()
     try:
         settings.check()  # before TensorFlow starts: a contradiction costs no start-up
-    except UsageError as err:
-        _usage_exit(console.error_line(err))
-    except ValueError as err:
+    except ValueError as err:  # UsageError (exit 2) or a ValueError (exit 1)
+        if FLAGS.verbosity >= console.DEBUG:
+            raise
+        if isinstance(err, UsageError):
+            _usage_exit(console.error_line(err))
         sys.exit(console.error_line(err))
     console.quiet_tensorflow_startup(sys.argv, verbosity=FLAGS.verbosity)
     console.require_tensorflow()  # one line and exit 1, not a ModuleNotFoundError traceback
