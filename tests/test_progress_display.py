@@ -222,3 +222,12 @@ def test_an_expected_total_lasts_only_for_its_block():
     with progress_display.expecting("evaluate", 10):
         pass
     assert ProgressDisplay("evaluate", None, opts=DisplayOptions(enabled=False)).total is None
+
+
+def test_a_loop_after_which_the_next_would_pass_the_interval_prints_now():
+    """Loops of 22 s: waiting for the second would mean 44 s of silence, so the first prints."""
+    display, stream, clock = make(interval_secs=30.0)
+    display.update(10)
+    clock.now = 22.0
+    display.update(20)
+    assert len(stream.getvalue().splitlines()) == 2

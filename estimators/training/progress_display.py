@@ -22,7 +22,6 @@ from estimators.graph.choice import GraphPathNeeded
 __all__ = ["DisplayOptions", "ProgressDisplay", "configure", "expecting", "format_duration", "options"]
 
 PHASES = ("train", "evaluate", "predict")
-LINE_SLACK = 0.8  # a loop sized to 30 s that ends at 29.5 s still prints: lines every loop, not every other one
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,8 +31,11 @@ class DisplayOptions:
     enabled: False makes every display a no-op. stream: where to write (None: sys.stderr when
     writing). live: redraw one line with carriage returns (None: when the stream is a terminal).
     interval_secs / every_updates: when not live, a line at the first update, then at each update
-    that comes at least LINE_SLACK x this many seconds after the last line (so loops sized to the
-    interval, which end a little before or after it, each print) or (if set) this many updates after it.
+    after which waiting for the next one would likely pass this many seconds since the last line
+    (the next update is expected as long after this one as this one came after the one before), or
+    (if set) this many updates after the last line. So loops sized to the interval that end a
+    little early each print (not every other one: a minute of silence), and short loops print
+    about every interval.
     """
 
     enabled: bool = True
@@ -151,6 +153,7 @@ class ProgressDisplay:
         self._examples_per_sec: float | None = None
         self._metrics: dict[str, float] = {}
         self._last_line_time = self._started
+        self._last_update_time = self._started
         self._updates_since_line = 0
         self._live_width = 0
         self._filter: _ClearLineFilter | None = None
@@ -186,6 +189,7 @@ class ProgressDisplay:
                metrics: Mapping[str, float] | None = None) -> None:
         """The state after a loop: global step, its loss, examples/sec and any other scalar metrics."""
         now = self._clock()
+        since_update, self._last_update_time = now - self._last_update_time, now
         self._step = int(step)
         first = self._first is None
         if first:
@@ -203,7 +207,8 @@ class ProgressDisplay:
             self._draw(self._live_text(now))
             return
         every = self._opts.every_updates
-        if (first or now - self._last_line_time >= LINE_SLACK * self._opts.interval_secs
+        since_line = now - self._last_line_time
+        if (first or since_line + since_update > self._opts.interval_secs
                 or (every is not None and self._updates_since_line >= every)):
             self._write_line(self._plain_text(now))
 
