@@ -25,51 +25,31 @@ _cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(_cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--record-durations", action="store_true",
-                     help="write each test's duration to tests/durations.json (which sorts tests into tiers)")
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: left out of the fast tier (pytest -m 'not slow')")
     config.addinivalue_line("markers", "replicas8: runs on the 8-replica strategy (marks slow)")
     config.addinivalue_line("markers", "subprocess: starts other Python processes (marks slow)")
     config.addinivalue_line("markers", "reference: compares with TensorFlow 2.15's recorded runs (marks slow)")
+    config.addinivalue_line("markers", "trains: its module runs a model through an estimator, fit or main.py "
+                            "(marks slow)")
     for marker, (package, _) in tiers.OPTIONAL.items():
         config.addinivalue_line("markers", f"{marker}: skipped unless {package} is installed")
-    if config.getoption("--record-durations"):
-        config.pluginmanager.register(_DurationRecorder(), "record-durations")
 
 
 _installed = functools.cache(tiers.installed)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    durations = tiers.recorded_durations()
     for item in items:
         path = str(item.path)
         if not path.endswith(".py"):
             continue
-        marks = tiers.marks_for(item.nodeid, path, tuple(getattr(item, "fixturenames", ())), durations)
+        marks = tiers.marks_for(path, tuple(getattr(item, "fixturenames", ())))
         for mark in sorted(marks):
             item.add_marker(mark)
         reason = tiers.missing_package(marks | {m.name for m in item.iter_markers()}, _installed)
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
-
-
-class _DurationRecorder:
-    """--record-durations: setup + call + teardown of every test that ran, into tests/durations.json."""
-
-    def __init__(self) -> None:
-        self._seconds: dict[str, float] = {}
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self._seconds[report.nodeid] = self._seconds.get(report.nodeid, 0.0) + report.duration
-
-    def pytest_sessionfinish(self) -> None:
-        if self._seconds:
-            tiers.write_durations(self._seconds)
 
 
 @pytest.fixture(scope="session")

@@ -16,33 +16,33 @@ def _module(tmp_path, text: str, name: str = "test_x.py") -> str:
 
 
 def test_a_test_on_eight_replicas_is_slow(tmp_path):
-    marks = tiers.marks_for("t", _module(tmp_path, "def test(): pass\n"), ("eight_replicas",), {})
+    marks = tiers.marks_for(_module(tmp_path, "def test(): pass\n"), ("eight_replicas",))
     assert {"replicas8", "slow"} <= marks
 
 
 def test_a_module_starting_other_pythons_is_slow(tmp_path):
-    marks = tiers.marks_for("t", _module(tmp_path, "import subprocess\n"), (), {})
+    marks = tiers.marks_for(_module(tmp_path, "import subprocess\n"), ())
     assert {"subprocess", "slow"} <= marks
 
 
 def test_the_215_comparisons_are_slow_and_need_tf_keras():
     path = os.path.join(TESTS, "compat", "test_programs.py")
-    assert {"reference", "slow", "needs_tf_keras"} <= tiers.marks_for("t", path, (), {})
+    assert {"reference", "slow", "needs_tf_keras"} <= tiers.marks_for(path, ())
 
 
-def test_a_test_recorded_as_taking_over_the_limit_is_slow(tmp_path):
-    path = _module(tmp_path, "def test(): pass\n")
-    assert "slow" in tiers.marks_for("t", path, (), {"t": tiers.SLOW_SECONDS + 0.1})
-    assert "slow" not in tiers.marks_for("t", path, (), {"t": tiers.SLOW_SECONDS / 2})
+def test_a_module_training_a_model_is_slow(tmp_path):
+    call = "e." + "train(input_fn, max_steps=2)"  # spelt apart: this module trains nothing
+    marks = tiers.marks_for(_module(tmp_path, f"def test(e):\n    {call}\n"), ())
+    assert {"trains", "slow"} <= marks
 
 
-def test_a_test_not_yet_recorded_is_fast(tmp_path):
-    assert tiers.marks_for("t", _module(tmp_path, "def test(): pass\n"), (), {}) == set()
+def test_a_module_of_plain_functions_is_fast(tmp_path):
+    assert tiers.marks_for(_module(tmp_path, "def test(): pass\n"), ()) == set()
 
 
 def test_a_module_using_tensorboards_summary_api_needs_tensorboard(tmp_path):
     api = "tf.summary." + "scalar"  # spelt apart: this module itself needs no tensorboard
-    marks = tiers.marks_for("t", _module(tmp_path, f"{api}('x', 1.0)\n"), (), {})
+    marks = tiers.marks_for(_module(tmp_path, f"{api}('x', 1.0)\n"), ())
     assert "needs_tensorboard" in marks
 
 
@@ -55,7 +55,6 @@ def test_installed_optional_packages_skip_nothing():
     assert tiers.missing_package({"needs_tf_keras", "needs_tensorboard"}, lambda package: True) is None
 
 
-def test_recorded_durations_round_trip(tmp_path):
-    path = str(tmp_path / "durations.json")
-    tiers.write_durations({"a::b": 1.23456}, path)
-    assert tiers.recorded_durations(path) == {"a::b": 1.235}
+def test_a_module_comparing_with_215s_recorded_cases_is_slow(tmp_path):
+    marks = tiers.marks_for(_module(tmp_path, "from tests import compat_" + "cases as cases\n"), ())
+    assert {"reference", "slow"} <= marks

@@ -1,28 +1,28 @@
 """Which tier a test is in: the fast tier (`pytest -m "not slow"`) or only the full suite.
 
-A test is `slow` when what it uses makes it so, found from its module and fixtures:
+A test is `slow` when what it uses makes it so, read from its module's source and its fixtures:
   replicas8   the 8-replica strategy (eight_replicas): eight copies of every step
   subprocess  its module starts other Pythons (each pays TensorFlow's start-up)
-  reference   TensorFlow 2.15's recorded runs (tests/compat, *_215 / tf215 modules): whole programs
-or when its last recorded run took longer than SLOW_SECONDS (tests/durations.json, refreshed by
-`pytest -m "not slow" --record-durations`: most engine tests train a model, and a second or two
-each is what keeps the fast tier under a few minutes). A test not yet recorded is fast.
+  reference   compares with TensorFlow 2.15's recorded runs (tests/compat, *_215 / tf215 modules, the
+              compat_cases / compat_ours / *_215.json references): whole programs, run both ways
+  trains      its module runs a model: an estimator's train/evaluate/predict/export, Keras fit, main.py
+              (measured on a busy 2-core machine: 2-40 s a test, where the rest take well under one)
+`@pytest.mark.slow` marks anything else by hand. The fast tier is what is left: flags, settings,
+registries, input pipelines, progress, loop sizing, spec checks, checkpoint bookkeeping.
+Tests that need an optional package get needs_tf_keras / needs_tensorboard, and a skip naming the
+install where the package is missing.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
-import json
 import os
 import re
 from collections.abc import Callable
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
-DURATIONS = os.path.join(TESTS, "durations.json")
-SLOW_SECONDS = 1.0  # setup + call + teardown, as recorded (on a busy 2-core machine: an idle one is faster)
-KINDS = ("replicas8", "subprocess", "reference")
-
+KINDS = ("replicas8", "subprocess", "reference", "trains")
 OPTIONAL = {  # marker -> (package, how to install it)
     "needs_tf_keras": ("tf_keras", 'pip install --no-deps "tf_keras==2.21.*" (README: the legacy extra)'),
     "needs_tensorboard": ("tensorboard", "pip install tensorboard"),
@@ -30,7 +30,10 @@ OPTIONAL = {  # marker -> (package, how to install it)
 
 _SUBPROCESS = re.compile(r"^\s*(import subprocess|from subprocess |import multiprocessing|from multiprocessing )",
                          re.MULTILINE)
+_TRAINS = re.compile(r"\.(train|evaluate|predict|export_saved_model|fit)\(|\b(train_and_evaluate|main\.main|"
+                     r"run_main|preflight)\(")
 _REFERENCE_MODULE = re.compile(r"(_215|tf215|silent_cases)")
+_REFERENCE_USE = re.compile(r"\b(compat_cases|compat_ours)\b|_215\.json")
 _TENSORBOARD_API = re.compile(r"tf\.summary\.(scalar|histogram|image|text|audio)\b")
 
 
@@ -40,18 +43,8 @@ def _module_text(path: str) -> str:
         return f.read()
 
 
-@functools.cache
-def recorded_durations(path: str = DURATIONS) -> dict[str, float]:
-    """node id -> seconds of its last recorded run ({} without a record)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return {str(k): float(v) for k, v in json.load(f).items()}
-    except (OSError, ValueError):
-        return {}
-
-
-def marks_for(nodeid: str, path: str, fixtures: tuple[str, ...], durations: dict[str, float]) -> set[str]:
-    """The marks a test gets: the kinds above, `slow`, and needs_tf_keras / needs_tensorboard."""
+def marks_for(path: str, fixtures: tuple[str, ...]) -> set[str]:
+    """The marks a test of module `path` using `fixtures` gets: the kinds above, `slow`, needs_*."""
     marks = set()
     relative = os.path.relpath(path, TESTS)
     in_compat = relative.startswith("compat" + os.sep)
@@ -60,23 +53,17 @@ def marks_for(nodeid: str, path: str, fixtures: tuple[str, ...], durations: dict
         marks.add("replicas8")
     if _SUBPROCESS.search(text):
         marks.add("subprocess")
-    if in_compat or _REFERENCE_MODULE.search(os.path.basename(path)):
+    if in_compat or _REFERENCE_MODULE.search(os.path.basename(path)) or _REFERENCE_USE.search(text):
         marks.add("reference")
+    if _TRAINS.search(text):
+        marks.add("trains")
     if in_compat or "TF_USE_LEGACY_KERAS" in text:
         marks.add("needs_tf_keras")
     if _TENSORBOARD_API.search(text):
         marks.add("needs_tensorboard")
-    if marks & set(KINDS) or durations.get(nodeid, 0.0) > SLOW_SECONDS:
+    if marks & set(KINDS):
         marks.add("slow")
     return marks
-
-
-def write_durations(measured: dict[str, float], path: str = DURATIONS) -> None:
-    """Merges `measured` (node id -> seconds) into the record, sorted, one test a line."""
-    merged = {**recorded_durations(path), **{k: round(v, 3) for k, v in measured.items()}}
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("{\n" + ",\n".join(f"  {json.dumps(k)}: {merged[k]}" for k in sorted(merged)) + "\n}\n")
-    recorded_durations.cache_clear()
 
 
 def installed(package: str) -> bool:
