@@ -58,3 +58,8 @@ def test_installed_optional_packages_skip_nothing():
 def test_a_module_comparing_with_215s_recorded_cases_is_slow(tmp_path):
     marks = tiers.marks_for(_module(tmp_path, "from tests import compat_" + "cases as cases\n"), ())
     assert {"reference", "slow"} <= marks
+
+
+def test_a_module_using_the_worker_process_helper_is_slow(tmp_path):
+    marks = tiers.marks_for(_module(tmp_path, "from tests.worker_" + "process import Worker\n"), ())
+    assert {"subprocess", "slow"} <= marks

@@ -2,7 +2,8 @@
 
 A test is `slow` when what it uses makes it so, read from its module's source and its fixtures:
   replicas8   the 8-replica strategy (eight_replicas): eight copies of every step
-  subprocess  its module starts other Pythons (each pays TensorFlow's start-up)
+  subprocess  its module starts other Pythons, itself or through the helpers that do (worker_process,
+              cli_batch, the GCS emulator): each pays TensorFlow's start-up
   reference   compares with TensorFlow 2.15's recorded runs (tests/compat, *_215 / tf215 modules, the
               compat_cases / compat_ours / *_215.json references): whole programs, run both ways
   trains      its module runs a model: an estimator's train/evaluate/predict/export, Keras fit, main.py
@@ -28,8 +29,9 @@ OPTIONAL = {  # marker -> (package, how to install it)
     "needs_tensorboard": ("tensorboard", "pip install tensorboard"),
 }
 
-_SUBPROCESS = re.compile(r"^\s*(import subprocess|from subprocess |import multiprocessing|from multiprocessing )",
-                         re.MULTILINE)
+_SUBPROCESS = re.compile(r"^\s*(import subprocess|from subprocess |import multiprocessing|from multiprocessing )"
+                         r"|\b(worker_processes|worker_process|crash_worker|cli_batch|gcs_emulator|gcs_faults)\b"
+                         r"|\bPopen\(|\bos\.fork\(", re.MULTILINE)
 _TRAINS = re.compile(r"\.(train|evaluate|predict|export_saved_model|fit)\(|\b(train_and_evaluate|main\.main|"
                      r"run_main|preflight)\(")
 _REFERENCE_MODULE = re.compile(r"(_215|tf215|silent_cases)")
