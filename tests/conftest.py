@@ -32,6 +32,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "reference: compares with TensorFlow 2.15's recorded runs (marks slow)")
     config.addinivalue_line("markers", "trains: its module runs a model through an estimator, fit or main.py "
                             "(marks slow)")
+    config.addinivalue_line("markers", "smoke: trains, but stays in the fast tier (one tiny end-to-end run)")
     for marker, (package, _) in tiers.OPTIONAL.items():
         config.addinivalue_line("markers", f"{marker}: skipped unless {package} is installed")
 
@@ -44,7 +45,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         path = str(item.path)
         if not path.endswith(".py"):
             continue
-        marks = tiers.marks_for(path, tuple(getattr(item, "fixturenames", ())))
+        marks = tiers.marks_for(path, tuple(getattr(item, "fixturenames", ())),
+                                smoke=item.get_closest_marker("smoke") is not None)
         for mark in sorted(marks):
             item.add_marker(mark)
         reason = tiers.missing_package(marks | {m.name for m in item.iter_markers()}, _installed)

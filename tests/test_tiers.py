@@ -63,3 +63,9 @@ def test_a_module_comparing_with_215s_recorded_cases_is_slow(tmp_path):
 def test_a_module_using_the_worker_process_helper_is_slow(tmp_path):
     marks = tiers.marks_for(_module(tmp_path, "from tests.worker_" + "process import Worker\n"), ())
     assert {"subprocess", "slow"} <= marks
+
+
+def test_a_smoke_test_that_trains_stays_in_the_fast_tier(tmp_path):
+    call = "e." + "train(input_fn, max_steps=2)"
+    marks = tiers.marks_for(_module(tmp_path, f"def test(e):\n    {call}\n"), (), smoke=True)
+    assert "trains" in marks and "slow" not in marks

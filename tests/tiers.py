@@ -8,8 +8,10 @@ A test is `slow` when what it uses makes it so, read from its module's source an
               compat_cases / compat_ours / *_215.json references): whole programs, run both ways
   trains      its module runs a model: an estimator's train/evaluate/predict/export, Keras fit, main.py
               (measured on a busy 2-core machine: 2-40 s a test, where the rest take well under one)
-`@pytest.mark.slow` marks anything else by hand. The fast tier is what is left: flags, settings,
-registries, input pipelines, progress, loop sizing, spec checks, checkpoint bookkeeping.
+`@pytest.mark.slow` marks anything else by hand; `@pytest.mark.smoke` keeps a test that trains in the
+fast tier (tests/test_smoke.py: one tiny run of main.py end to end). The fast tier is what is left:
+flags, settings, registries, input pipelines, progress, loop sizing, spec checks, checkpoint
+bookkeeping, and the smoke run.
 Tests that need an optional package get needs_tf_keras / needs_tensorboard, and a skip naming the
 install where the package is missing.
 """
@@ -45,8 +47,11 @@ def _module_text(path: str) -> str:
         return f.read()
 
 
-def marks_for(path: str, fixtures: tuple[str, ...]) -> set[str]:
-    """The marks a test of module `path` using `fixtures` gets: the kinds above, `slow`, needs_*."""
+def marks_for(path: str, fixtures: tuple[str, ...], smoke: bool = False) -> set[str]:
+    """The marks a test of module `path` using `fixtures` gets: the kinds above, `slow`, needs_*.
+
+    smoke: the test is marked `smoke`, so training alone does not make it slow.
+    """
     marks = set()
     relative = os.path.relpath(path, TESTS)
     in_compat = relative.startswith("compat" + os.sep)
@@ -63,7 +68,7 @@ def marks_for(path: str, fixtures: tuple[str, ...]) -> set[str]:
         marks.add("needs_tf_keras")
     if _TENSORBOARD_API.search(text):
         marks.add("needs_tensorboard")
-    if marks & set(KINDS):
+    if marks & set(KINDS) - ({"trains"} if smoke else set()):
         marks.add("slow")
     return marks
 
