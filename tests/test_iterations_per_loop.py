@@ -36,3 +36,12 @@ def test_steps_getting_faster_grow_the_loop_with_the_mean():
     loops.record(10, 40.0)  # 4 s a step
     loops.record(10, 20.0)  # 2 s a step: mean 3 s
     assert loops.next(math.inf) == 10
+
+
+def test_the_one_step_probe_gives_way_to_the_first_timed_loop():
+    """A first step taking 6 s (warm-up) must not keep later loops short when steps take 1 s."""
+    loops = IterationsPerLoop("30s")
+    loops.record(1, 6.0)
+    assert loops.next(math.inf) == 5
+    loops.record(5, 5.0)
+    assert loops.next(math.inf) == 30

@@ -202,10 +202,15 @@ def test_updates_well_inside_the_interval_print_nothing():
 def test_a_caller_expecting_a_total_gives_evaluation_its_total_and_eta():
     stream, clock = io.StringIO(), Clock()
     with progress_display.expecting("evaluate", 10):
-        display = ProgressDisplay("evaluate", unit="batches", opts=DisplayOptions(stream=stream), clock=clock)
+        display = ProgressDisplay("evaluate", unit="batches", opts=DisplayOptions(stream=stream, every_updates=1),
+                                  clock=clock)
     clock.now = 2.0
     display.update(4, loss=0.3)
-    assert stream.getvalue().splitlines()[0] == "evaluate: 4/10 batches (40%), loss 0.3, ETA 3.0s"
+    clock.now = 4.0
+    display.update(6, loss=0.3)
+    display.close()
+    assert stream.getvalue().splitlines()[:2] == ["evaluate: 4/10 batches (40%), loss 0.3",
+                                                  "evaluate: 6/10 batches (60%), loss 0.3, ETA 4.0s"]
 
 
 def test_prediction_counts_examples_against_its_expected_total():
@@ -231,3 +236,12 @@ def test_a_loop_after_which_the_next_would_pass_the_interval_prints_now():
     clock.now = 22.0
     display.update(20)
     assert len(stream.getvalue().splitlines()) == 2
+
+
+def test_evaluations_first_batch_gives_no_eta_its_step_was_traced_in_it():
+    """The first batch of 10 took 30 s, most of it tracing: an ETA of 4m30s would be wrong."""
+    stream, clock = io.StringIO(), Clock()
+    display = ProgressDisplay("evaluate", 10, unit="batches", opts=DisplayOptions(stream=stream), clock=clock)
+    clock.now = 30.0
+    display.update(1)
+    assert display.eta_secs() is None and "ETA" not in stream.getvalue()

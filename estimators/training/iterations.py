@@ -4,7 +4,9 @@ TPUEstimator accepted `iterations_per_loop=N` or a duration such as "30s"; for a
 one step first, then sized each loop from the mean step time of the recent loops. A duration
 keeps something on screen every so often however slow the steps are. Here a loop is sized by the
 slower of the recent mean and the latest loop's step time: on a machine getting busier, the mean
-lags behind and loops (and the gaps between progress lines) outgrow the duration.
+lags behind and loops (and the gaps between progress lines) outgrow the duration. The first
+one-step loop only probes: its time (a first step is slow: memory, caches, input warm-up) is
+dropped from the mean once a real loop has been timed, or it keeps later loops too short.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class IterationsPerLoop:
     def __init__(self, value: int | str, window: int = 20):
         self.count, self.seconds = parse(value)
         self._step_times: collections.deque = collections.deque(maxlen=window)
+        self._probe_timed = False  # the step times hold only a duration's first, one-step loop
 
     @property
     def single_step(self) -> bool:
@@ -67,4 +70,8 @@ class IterationsPerLoop:
     def record(self, steps: int, seconds: float) -> None:
         """Feeds the time a loop of `steps` steps took."""
         if steps > 0 and seconds > 0:
+            first = not self._step_times
+            if self._probe_timed:
+                self._step_times.clear()  # the probe's time gives way to the first real loop's
+            self._probe_timed = self.count is None and steps == 1 and first
             self._step_times.append(seconds / steps)

@@ -253,10 +253,16 @@ class ProgressDisplay:
 
     # -- what it shows ------------------------------------------------------------------------
     def steps_per_sec(self, now: float | None = None) -> float | None:
-        """Steps/sec since the first update, or since the start less compile time before a second."""
+        """Steps/sec since the first update, or (training) since the start less compile time before a second.
+
+        Evaluation and prediction trace their step inside their first batch, and no compile time is
+        reported for them: a rate from the start would make the first ETA several times too long.
+        """
         now = self._clock() if now is None else now
         if self._first is not None and self._step > self._first[0] and now > self._first[1]:
             return (self._step - self._first[0]) / (now - self._first[1])
+        if self.phase != "train" and not self._compile_secs:
+            return None
         busy = now - self._started - self._compile_secs
         if self._step > self._start_step and busy > 0:
             return (self._step - self._start_step) / busy
