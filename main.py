@@ -14,7 +14,6 @@ import sys
 
 from absl import app, flags
 
-import input_fns  # noqa: F401 - imports no TensorFlow until a dataset is asked for
 import model_fns
 from launch import cli_flags, console
 from launch.settings import Settings, UsageError
