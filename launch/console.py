@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 USAGE = 2  # exit status for a command line that is wrong whatever the machine (as argparse and absl's UsageError)
 DEBUG = 1  # absl's verbosity for DEBUG: from here on everything TensorFlow says is shown
 _VERBOSITY_NAMES = ("v", "verbosity")
+HELP_FLAGS = ("help", "helpshort", "helpfull", "helpxml", "?")  # absl's: each prints, then exits 1
 _NOISY_MODULES = r"(tensorflow|keras|tf_keras|absl|google\.protobuf)(\.|$)"
 
 
@@ -61,7 +62,17 @@ def _stderr_captured() -> Iterator[tempfile.SpooledTemporaryFile]:
             os.close(saved)
 
 
-def quiet_tensorflow_startup(argv: Sequence[str]) -> None:
+def asked_for_help(argv: Sequence[str]) -> bool:
+    """Whether the command line asks for absl's help (--help, -?, --helpfull, ...) before any `--`."""
+    for arg in argv[1:]:
+        if arg == "--":
+            return False
+        if arg.startswith("-") and arg.lstrip("-").partition("=")[0] in HELP_FLAGS:
+            return True
+    return False
+
+
+def quiet_tensorflow_startup(argv: Sequence[str], verbosity: int | None = None) -> None:
     """Below --verbosity=1, imports TensorFlow with its C++ start-up lines hidden.
 
     Sets TF_CPP_MIN_LOG_LEVEL=2 (C++ errors still show) unless the environment sets it, and swallows
@@ -69,7 +80,9 @@ def quiet_tensorflow_startup(argv: Sequence[str]) -> None:
     whatever the level). If the import fails, what it wrote is shown, and the import error is left
     for `estimators` to explain.
     """
-    if "tensorflow" in sys.modules or verbosity_from_argv(argv) >= DEBUG:
+    if verbosity is None:
+        verbosity = verbosity_from_argv(argv)
+    if "tensorflow" in sys.modules or verbosity >= DEBUG:
         return
     if os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2") in ("0", "1"):
         return  # asked for explicitly
@@ -143,6 +156,7 @@ def parse_flags_or_exit(argv: list[str]) -> list[str]:
     """absl's flag parsing, but a bad flag is one line and exit status 2 (absl's own exits 1).
 
     A flagfile that includes itself, directly or through others, is such a line too (absl would only warn).
+    Help (--help, --helpfull, ...) exits 0 once printed: it is an answer, not a failure (absl exits 1).
     """
     from absl import flags
 
@@ -156,6 +170,11 @@ def parse_flags_or_exit(argv: list[str]) -> list[str]:
     except flags.Error as err:
         sys.stderr.write(f"error: {err}\n(python main.py --helpshort lists the flags and their values)\n")
         sys.exit(USAGE)
+    except SystemExit as stop:
+        if stop.code == 1 and asked_for_help(argv):
+            sys.stdout.flush()
+            sys.exit(0)
+        raise
 
 
 class _PlainFormatter(logging.Formatter):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -11,6 +12,7 @@ import tensorflow as tf
 from estimators import EvalSpec, ModeKeys, TPUEstimator, TrainSpec, train_and_evaluate
 from estimators import log as logging
 from estimators.preflight import preflight as tpu_preflight
+from estimators.training.progress_display import expecting
 from input_fns import DatasetSource
 from launch import plots
 from launch.images import load_images
@@ -30,6 +32,7 @@ class Run:
     estimator: TPUEstimator
     dataset: DatasetSource
     saving_listeners: tuple = ()  # train() and train_and_evaluate's (flags.txt with the first checkpoint)
+    examples: dict = dataclasses.field(default_factory=dict)  # mode -> examples its input_fn holds (once loaded)
 
     def input_fn(self, mode: str):
         """The dataset's input_fn, logging at its first call the replicas and batch it was asked for.
@@ -38,8 +41,17 @@ class Run:
         fails before anything (an events file, a checkpoint) is written to model_dir.
         """
         input_fn = self.dataset.input_fn(mode, self.settings.data_dir, seed=self.settings.seed)
-        input_fn.load()
+        images, _ = input_fn.load()
+        self.examples[mode] = len(images)
         return reporting_batches(input_fn, _PHASES[mode], self.global_batch(mode))
+
+    def evaluation_batches(self) -> int | None:
+        """Batches an evaluation runs: --eval_steps, or enough for the whole test set (None: not loaded yet)."""
+        examples = self.examples.get("eval")
+        if examples is None:
+            return None
+        batches = math.ceil(examples / self.settings.eval_batch_size)
+        return min(batches, self.settings.eval_steps) if self.settings.eval_steps else batches
 
     def global_batch(self, mode: str) -> int:
         settings = self.settings
@@ -64,18 +76,20 @@ def train(run: Run) -> dict:
 
 def evaluate(run: Run) -> dict:
     _require_trained(run)
-    result = run.estimator.evaluate(run.input_fn("eval"), steps=run.settings.eval_steps)
+    input_fn = run.input_fn("eval")
+    with expecting("evaluate", run.evaluation_batches()):  # the progress line's total and ETA
+        result = run.estimator.evaluate(input_fn, steps=run.settings.eval_steps)
     if run.settings.plot:
         _plot_confusion(run, result)
     return result
 
 
 def train_then_evaluate(run: Run) -> dict:
-    result, _ = train_and_evaluate(
-        run.estimator,
-        TrainSpec(run.input_fn("train"), max_steps=run.settings.train_steps, saving_listeners=run.saving_listeners),
-        EvalSpec(run.input_fn("eval"), steps=run.settings.eval_steps, throttle_secs=0),  # every checkpoint
-    )
+    train_spec = TrainSpec(run.input_fn("train"), max_steps=run.settings.train_steps,
+                           saving_listeners=run.saving_listeners)
+    eval_spec = EvalSpec(run.input_fn("eval"), steps=run.settings.eval_steps, throttle_secs=0)  # every checkpoint
+    with expecting("evaluate", run.evaluation_batches()):
+        result, _ = train_and_evaluate(run.estimator, train_spec, eval_spec)
     if run.settings.plot:
         _plot_confusion(run, result)
     return result
@@ -95,12 +109,13 @@ def predict(run: Run) -> dict:
         images, truth = run.dataset.load("test", settings.data_dir)
         sources = [f"test[{i}]" for i in range(len(truth))]
     classes = []
-    for index, prediction in enumerate(run.estimator.predict(input_fn)):
-        cls = int(prediction["classes"])
-        classes.append(cls)
-        if index < settings.predict_limit:
-            known = f", true {names[truth[index]]}" if truth is not None else ""
-            print(f"{sources[index]}: {names[cls]} ({float(np.max(prediction['probabilities'])):.1%}){known}")
+    with expecting("predict", len(sources)):  # the progress line's total and ETA
+        for index, prediction in enumerate(run.estimator.predict(input_fn)):
+            cls = int(prediction["classes"])
+            classes.append(cls)
+            if index < settings.predict_limit:
+                known = f", true {names[truth[index]]}" if truth is not None else ""
+                print(f"{sources[index]}: {names[cls]} ({float(np.max(prediction['probabilities'])):.1%}){known}")
     _print_summary(np.asarray(classes, np.int64), names, settings.predict_limit)
     result = {"predicted": len(classes)}
     if truth is not None:
@@ -134,7 +149,8 @@ def evaluation_confusion_matrix(run: Run) -> np.ndarray:
     if settings.eval_steps is not None:
         count = settings.eval_steps * settings.eval_batch_size
         images, labels = images[:count], labels[:count]
-    predicted = [int(p["classes"]) for p in run.estimator.predict(_images_input_fn(images))]
+    with expecting("predict", len(images)):
+        predicted = [int(p["classes"]) for p in run.estimator.predict(_images_input_fn(images))]
     return plots.confusion_matrix(labels, predicted, run.dataset.num_classes)
 
 

@@ -1,12 +1,13 @@
-"""Settings: the run main.py's flags describe, with defaults resolved and values checked."""
+"""Settings: the run main.py's flags describe, with defaults resolved and values checked.
+
+Imports no TensorFlow (the engine's modules are imported inside the methods that need them), so
+main.py can check a command line before TensorFlow starts.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import os
-
-from estimators import log as logging
-from estimators.training import iterations
 
 PLOT_MODES = ("predict", "evaluate", "train_and_evaluate")
 DEFAULT_TPU_LOOP = 100
@@ -50,7 +51,9 @@ class Settings:
 
     def resolved(self, default_dataset: str) -> Settings:
         """A copy with the per-model defaults filled in (dataset, model_dir, tpu, export_dir), checked."""
-        self._check()
+        from estimators import log as logging
+
+        self.check()
         dataset = self.dataset or default_dataset
         if dataset == "synthetic" and self.data_dir is not None:
             raise UsageError("--data_dir has no effect with --dataset=synthetic (its images are generated); "
@@ -71,6 +74,8 @@ class Settings:
         A TPU runs 100 fast steps a loop (TPUEstimator's usual); on the CPU or GPUs a step can take
         seconds, so loops are sized to about 30 s and something is printed at least that often.
         """
+        from estimators.training import iterations
+
         value = self.iterations_per_loop
         if value is None or (isinstance(value, str) and not value.strip()):
             return DEFAULT_TPU_LOOP if self.use_tpu else DEFAULT_LOCAL_LOOP
@@ -80,7 +85,8 @@ class Settings:
             raise UsageError(f"--iterations_per_loop: {error}") from None
         return steps if steps is not None else value.strip()
 
-    def _check(self) -> None:
+    def check(self) -> None:
+        """Raises UsageError (or ValueError) for values that are wrong whatever the machine; imports nothing."""
         if self.use_tpu and self.num_gpus is not None:
             raise ValueError(f"--num_gpus={self.num_gpus} picks GPUs, but --use_tpu runs on the TPU; drop one of them.")
         if self.data_dir is not None and not self.data_dir.strip():

@@ -5,6 +5,7 @@ import logging
 
 import pytest
 
+from estimators.training import progress_display
 from estimators.training.progress_display import DisplayOptions, ProgressDisplay, format_duration
 
 
@@ -171,3 +172,76 @@ def test_unknown_phase_is_refused():
 @pytest.mark.parametrize(("seconds", "text"), [(4.21, "4.2s"), (42.4, "42s"), (261, "4m21s"), (3720, "1h02m")])
 def test_durations_read_like_a_clock(seconds, text):
     assert format_duration(seconds) == text
+
+
+def test_an_error_before_anything_was_shown_writes_no_stopped_line():
+    """A call refused before it began (another trainer holds model_dir) did not stop anywhere."""
+    display, stream, _ = make()
+    with pytest.raises(RuntimeError), display:
+        raise RuntimeError("model_dir is held by another trainer")
+    assert stream.getvalue() == ""
+
+
+def test_a_loop_sized_to_the_interval_that_ends_a_little_early_still_prints_a_line():
+    """Loops sized to 30 s end at 29-31 s: each prints, not every other one (60 s of silence)."""
+    display, stream, clock = make()
+    display.update(10)
+    clock.now = 29.0
+    display.update(20)
+    assert len(stream.getvalue().splitlines()) == 2
+
+
+def test_updates_well_inside_the_interval_print_nothing():
+    display, stream, clock = make()
+    display.update(10)
+    clock.now = 10.0
+    display.update(20)
+    assert len(stream.getvalue().splitlines()) == 1
+
+
+def test_a_caller_expecting_a_total_gives_evaluation_its_total_and_eta():
+    stream, clock = io.StringIO(), Clock()
+    with progress_display.expecting("evaluate", 10):
+        display = ProgressDisplay("evaluate", unit="batches", opts=DisplayOptions(stream=stream, every_updates=1),
+                                  clock=clock)
+    clock.now = 2.0
+    display.update(4, loss=0.3)
+    clock.now = 4.0
+    display.update(6, loss=0.3)
+    display.close()
+    assert stream.getvalue().splitlines()[:2] == ["evaluate: 4/10 batches (40%), loss 0.3",
+                                                  "evaluate: 6/10 batches (60%), loss 0.3, ETA 4.0s"]
+
+
+def test_prediction_counts_examples_against_its_expected_total():
+    stream, clock = io.StringIO(), Clock()
+    with progress_display.expecting("predict", 10000):
+        display = ProgressDisplay("predict", unit="examples", opts=DisplayOptions(stream=stream), clock=clock)
+    clock.now = 1.0
+    display.update(1280)
+    display.close()
+    assert stream.getvalue().splitlines()[-1].startswith("predict: 1280/10000 examples in 1.0s")
+
+
+def test_an_expected_total_lasts_only_for_its_block():
+    with progress_display.expecting("evaluate", 10):
+        pass
+    assert ProgressDisplay("evaluate", None, opts=DisplayOptions(enabled=False)).total is None
+
+
+def test_a_loop_after_which_the_next_would_pass_the_interval_prints_now():
+    """Loops of 22 s: waiting for the second would mean 44 s of silence, so the first prints."""
+    display, stream, clock = make(interval_secs=30.0)
+    display.update(10)
+    clock.now = 22.0
+    display.update(20)
+    assert len(stream.getvalue().splitlines()) == 2
+
+
+def test_evaluations_first_batch_gives_no_eta_its_step_was_traced_in_it():
+    """The first batch of 10 took 30 s, most of it tracing: an ETA of 4m30s would be wrong."""
+    stream, clock = io.StringIO(), Clock()
+    display = ProgressDisplay("evaluate", 10, unit="batches", opts=DisplayOptions(stream=stream), clock=clock)
+    clock.now = 30.0
+    display.update(1)
+    assert display.eta_secs() is None and "ETA" not in stream.getvalue()

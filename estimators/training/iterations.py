@@ -2,7 +2,11 @@
 
 TPUEstimator accepted `iterations_per_loop=N` or a duration such as "30s"; for a duration it ran
 one step first, then sized each loop from the mean step time of the recent loops. A duration
-keeps something on screen every so often however slow the steps are.
+keeps something on screen every so often however slow the steps are. Here a loop is sized by the
+slower of the recent mean and the latest loop's step time: on a machine getting busier, the mean
+lags behind and loops (and the gaps between progress lines) outgrow the duration. The first
+one-step loop only probes: its time (a first step is slow: memory, caches, input warm-up) is
+dropped from the mean once a real loop has been timed, or it keeps later loops too short.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class IterationsPerLoop:
     def __init__(self, value: int | str, window: int = 20):
         self.count, self.seconds = parse(value)
         self._step_times: collections.deque = collections.deque(maxlen=window)
+        self._probe_timed = False  # the step times hold only a duration's first, one-step loop
 
     @property
     def single_step(self) -> bool:
@@ -52,11 +57,21 @@ class IterationsPerLoop:
         elif not self._step_times:
             wanted = 1
         else:
-            mean = sum(self._step_times) / len(self._step_times)
-            wanted = max(1, int(self.seconds / mean)) if mean > 0 else 1
+            step_secs = self.step_seconds()
+            wanted = max(1, int(self.seconds / step_secs)) if step_secs > 0 else 1
         return int(min(wanted, remaining)) if math.isfinite(remaining) else wanted
+
+    def step_seconds(self) -> float:
+        """The step time the next loop is sized by: the recent mean, or the latest loop's if slower (0: none yet)."""
+        if not self._step_times:
+            return 0.0
+        return max(sum(self._step_times) / len(self._step_times), self._step_times[-1])
 
     def record(self, steps: int, seconds: float) -> None:
         """Feeds the time a loop of `steps` steps took."""
         if steps > 0 and seconds > 0:
+            first = not self._step_times
+            if self._probe_timed:
+                self._step_times.clear()  # the probe's time gives way to the first real loop's
+            self._probe_timed = self.count is None and steps == 1 and first
             self._step_times.append(seconds / steps)

@@ -6,6 +6,7 @@ have (step, loss, examples/sec, metrics); it decides how and when to show them, 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import math
@@ -13,12 +14,12 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TextIO
 
 from estimators.graph.choice import GraphPathNeeded
 
-__all__ = ["DisplayOptions", "ProgressDisplay", "configure", "format_duration", "options"]
+__all__ = ["DisplayOptions", "ProgressDisplay", "configure", "expecting", "format_duration", "options"]
 
 PHASES = ("train", "evaluate", "predict")
 
@@ -29,8 +30,12 @@ class DisplayOptions:
 
     enabled: False makes every display a no-op. stream: where to write (None: sys.stderr when
     writing). live: redraw one line with carriage returns (None: when the stream is a terminal).
-    interval_secs / every_updates: when not live, a line at the first update, then whenever this
-    many seconds have passed or (if set) this many updates have come since the last line.
+    interval_secs / every_updates: when not live, a line at the first update, then at each update
+    after which waiting for the next one would likely pass this many seconds since the last line
+    (the next update is expected as long after this one as this one came after the one before), or
+    (if set) this many updates after the last line. So loops sized to the interval that end a
+    little early each print (not every other one: a minute of silence), and short loops print
+    about every interval.
     """
 
     enabled: bool = True
@@ -54,6 +59,30 @@ def configure(**changes) -> DisplayOptions:
 def options() -> DisplayOptions:
     """The options displays made now would get."""
     return _options
+
+
+_expected: dict[str, int] = {}  # phase -> the total a caller that knows the data size expects
+
+
+@contextlib.contextmanager
+def expecting(phase: str, total: int | None) -> Iterator[None]:
+    """Within the block, displays of `phase` made without a total take `total` (and so show an ETA).
+
+    The engine evaluates "until the input ends" and predicts an unknown number of examples; a
+    caller that knows its data (main.py: 10,000 test images, 10 batches of 1,000) says so here.
+    """
+    if phase not in PHASES:
+        raise ValueError(f"phase must be one of {list(PHASES)}, got {phase!r}.")
+    previous = _expected.get(phase)
+    if total is not None:
+        _expected[phase] = int(total)
+    try:
+        yield
+    finally:
+        if previous is None:
+            _expected.pop(phase, None)
+        else:
+            _expected[phase] = previous
 
 
 def format_duration(seconds: float) -> str:
@@ -112,7 +141,8 @@ class ProgressDisplay:
                  opts: DisplayOptions | None = None, clock: Callable[[], float] = time.monotonic):
         if phase not in PHASES:
             raise ValueError(f"phase must be one of {list(PHASES)}, got {phase!r}.")
-        self.phase, self.total, self.unit = phase, total, unit
+        self.phase, self.unit = phase, unit
+        self.total = total if total is not None else _expected.get(phase)
         self._opts = opts or _options
         self._clock = clock
         self._started = clock()
@@ -123,10 +153,12 @@ class ProgressDisplay:
         self._examples_per_sec: float | None = None
         self._metrics: dict[str, float] = {}
         self._last_line_time = self._started
+        self._last_update_time = self._started
         self._updates_since_line = 0
         self._live_width = 0
         self._filter: _ClearLineFilter | None = None
         self._closed = False
+        self._shown = False  # anything written yet: an error before that is not this phase's to report
 
     # -- what the loops call ------------------------------------------------------------------
     @property
@@ -157,6 +189,7 @@ class ProgressDisplay:
                metrics: Mapping[str, float] | None = None) -> None:
         """The state after a loop: global step, its loss, examples/sec and any other scalar metrics."""
         now = self._clock()
+        since_update, self._last_update_time = now - self._last_update_time, now
         self._step = int(step)
         first = self._first is None
         if first:
@@ -174,7 +207,8 @@ class ProgressDisplay:
             self._draw(self._live_text(now))
             return
         every = self._opts.every_updates
-        if (first or now - self._last_line_time >= self._opts.interval_secs
+        since_line = now - self._last_line_time
+        if (first or since_line + since_update > self._opts.interval_secs
                 or (every is not None and self._updates_since_line >= every)):
             self._write_line(self._plain_text(now))
 
@@ -209,7 +243,9 @@ class ProgressDisplay:
             return
         if self.enabled:
             self._clear_live_line()
-        if self.enabled and not issubclass(exc_type, GraphPathNeeded):  # the call goes on on the graph path
+        # Not for a call refused before it started (another trainer holds model_dir, bad input): "stopped
+        # at 3009/100000 steps after 0.0s" would read as a run that began; nor when the graph path goes on.
+        if self.enabled and self._shown and not issubclass(exc_type, GraphPathNeeded):
             self._write_line(f"{self.phase}: stopped at {self._position()} after "
                              f"{format_duration(self._clock() - self._started)}")
         self._closed = True
@@ -217,10 +253,16 @@ class ProgressDisplay:
 
     # -- what it shows ------------------------------------------------------------------------
     def steps_per_sec(self, now: float | None = None) -> float | None:
-        """Steps/sec since the first update, or since the start less compile time before a second."""
+        """Steps/sec since the first update, or (training) since the start less compile time before a second.
+
+        Evaluation and prediction trace their step inside their first batch, and no compile time is
+        reported for them: a rate from the start would make the first ETA several times too long.
+        """
         now = self._clock() if now is None else now
         if self._first is not None and self._step > self._first[0] and now > self._first[1]:
             return (self._step - self._first[0]) / (now - self._first[1])
+        if self.phase != "train" and not self._compile_secs:
+            return None
         busy = now - self._started - self._compile_secs
         if self._step > self._start_step and busy > 0:
             return (self._step - self._start_step) / busy
@@ -269,7 +311,10 @@ class ProgressDisplay:
         return min(max(done / span, 0.0), 1.0) if span > 0 else 1.0
 
     def _plain_text(self, now: float) -> str:
-        position = f"step {self._step}" + (f"/{self.total}" if self.total is not None else "")
+        if self.unit == "steps":
+            position = f"step {self._step}" + (f"/{self.total}" if self.total is not None else "")
+        else:  # "evaluate: 3/10 batches", "predict: 1280/10000 examples"
+            position = self._position()
         fraction = self._fraction()
         if fraction is not None:
             position += f" ({fraction:.0%})"
@@ -307,6 +352,7 @@ class ProgressDisplay:
         stream.write("\r" + text + " " * max(self._live_width - len(text), 0))
         stream.flush()
         self._live_width = len(text)
+        self._shown = True
         self._add_filter()
 
     def _clear_live_line(self) -> None:
@@ -321,6 +367,7 @@ class ProgressDisplay:
         stream = self._stream()
         stream.write(text + "\n")
         stream.flush()
+        self._shown = True
         self._last_line_time = self._clock()
         self._updates_since_line = 0
 
