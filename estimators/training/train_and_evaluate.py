@@ -23,6 +23,7 @@ from tensorflow.python.training import basic_session_run_hooks, server_lib
 from estimators.distribute.tf_config import CHIEF, EVALUATOR, MASTER, WORKER
 from estimators.export.exporters import validate_exporters
 from estimators.training.hooks import Hook, SavingListener
+from estimators.training.preemption import EvaluationInterrupted, TrainingInterrupted
 
 _GLOBAL_STEP = tf.compat.v1.GraphKeys.GLOBAL_STEP
 _DELAY_SECS_PER_WORKER = 5  # worker i waits (i + 1) * 5 s, as 2.15 did (asynchronous training converges better)
@@ -233,7 +234,10 @@ class _NewCheckpointListenerForEvaluate(SavingListener):
 
     def _evaluate(self, step: int | None) -> None:
         self._timer.update_last_triggered_step(step)
-        self.eval_result, self.export_results = self._evaluator.evaluate_and_export()
+        try:
+            self.eval_result, self.export_results = self._evaluator.evaluate_and_export()
+        except EvaluationInterrupted as stopped:  # the checkpoint is saved: train() ends as on a signal in a step
+            raise TrainingInterrupted(stopped.signal_name, stopped.step, stopped.checkpoint) from None
         if self.eval_result.status != _EvalStatus.EVALUATED:
             raise RuntimeError(f"There was no new checkpoint after the training. Eval status: "
                                f"{self.eval_result.status}")
