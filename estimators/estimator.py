@@ -592,6 +592,8 @@ class Estimator:
                 for metric in runtime.metric_objects(trace).values():
                     metric.reset_state()
             while remaining > 0:
+                if mode == ModeKeys.EVAL and runtime.any_worker(self._stop.requested):
+                    raise EvaluationInterrupted(self._stop.signal_name or "a signal", int(step), path, batches)
                 iterations = per_loop.next(remaining)
                 started = time.monotonic()
                 with safe_point(), runtime.strategy.scope():
@@ -601,8 +603,6 @@ class Estimator:
                     more = not result.ended and remaining > 0 and loop.has_rows(first_value)
                 per_loop.record(result.steps, time.monotonic() - started)
                 batches += result.steps
-                if mode == ModeKeys.EVAL and runtime.any_worker(self._stop.requested):
-                    raise EvaluationInterrupted(self._stop.signal_name or "a signal", int(step), path, batches)
                 yield result
                 if not more:
                     break
