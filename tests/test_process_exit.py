@@ -7,6 +7,7 @@ interpreter's teardown of TensorFlow); the bound here only tells that from a han
 once waited ~343 s for a thread freeing an 8-device iterator), so it is generous.
 """
 
+import os
 import subprocess
 import sys
 import time
@@ -20,19 +21,21 @@ HANG_S = 60  # "ended promptly" is well under this; the hangs were 75-343 s
 
 def _seconds_to_exit(model_dir, *args: str) -> float:
     """Runs tests.exit_worker with `args`; the seconds between its `LAST` line and its end (exit status 0)."""
-    process = subprocess.Popen([sys.executable, "-m", "tests.exit_worker", str(model_dir), *args], cwd=ROOT,
-                               env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        last = None
-        for line in process.stdout:
-            if line.startswith("LAST "):
-                last = time.monotonic()
-        code = process.wait(timeout=START_TIMEOUT_S)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    ended = time.monotonic()
-    assert code == 0 and last is not None, process.stderr.read()[-3000:]
+    with open(os.path.join(model_dir, "stderr"), "w+") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "tests.exit_worker", str(model_dir / "run"), *args],
+                                   cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=stderr, text=True)
+        try:
+            last = None
+            for line in process.stdout:
+                if line.startswith("LAST "):
+                    last = time.monotonic()
+            code = process.wait(timeout=START_TIMEOUT_S)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        ended = time.monotonic()
+        stderr.seek(0)
+        assert code == 0 and last is not None, stderr.read()[-3000:]
     return ended - last
 
 

@@ -75,16 +75,32 @@ class EvalWorker:
         return 1 + max((e["index"] for e in self.events if e["event"] == "eval_batch"), default=-1)
 
 
-def _stop_during_evaluation(tmp_path, call: str, path: str, signum: int) -> tuple[EvalWorker, int]:
-    worker = EvalWorker(tmp_path / "run", call, path)
+@pytest.fixture
+def start():
+    """Starts EvalWorkers; any still running when the test ends (a failed one) is killed."""
+    started: list[EvalWorker] = []
+
+    def make(*args: str) -> EvalWorker:
+        started.append(EvalWorker(*args))
+        return started[-1]
+
+    yield make
+    for worker in started:
+        if worker.process.poll() is None:
+            worker.process.kill()
+            worker.process.wait()
+
+
+def _stop_during_evaluation(start, tmp_path, call: str, path: str, signum: int) -> tuple[EvalWorker, int]:
+    worker = start(tmp_path / "run", call, path)
     worker.wait_for_batch(1)
     worker.process.send_signal(signum)
     return worker, worker.wait()
 
 
 @pytest.mark.parametrize("path", ["tf2", "graph"])
-def test_ctrl_c_during_train_and_evaluates_evaluation_stops_it_and_exits_as_during_training(tmp_path, path):
-    worker, code = _stop_during_evaluation(tmp_path, "train_and_evaluate", path, signal.SIGINT)
+def test_ctrl_c_during_train_and_evaluates_evaluation_stops_it_and_exits_as_during_training(start, tmp_path, path):
+    worker, code = _stop_during_evaluation(start, tmp_path, "train_and_evaluate", path, signal.SIGINT)
     model_dir = tmp_path / "run"
     checkpoint = str(model_dir / "model.ckpt-4")
     assert code == 128 + signal.SIGINT, worker.events[-5:]
@@ -98,8 +114,8 @@ def test_ctrl_c_during_train_and_evaluates_evaluation_stops_it_and_exits_as_duri
 
 
 @pytest.mark.parametrize("path", ["tf2", "graph"])
-def test_sigterm_during_evaluate_stops_at_the_next_batch_writes_nothing_and_exits_143(tmp_path, path):
-    worker, code = _stop_during_evaluation(tmp_path, "evaluate", path, signal.SIGTERM)
+def test_sigterm_during_evaluate_stops_at_the_next_batch_writes_nothing_and_exits_143(start, tmp_path, path):
+    worker, code = _stop_during_evaluation(start, tmp_path, "evaluate", path, signal.SIGTERM)
     model_dir = tmp_path / "run"
     checkpoint = str(model_dir / "model.ckpt-4")
     assert code == 128 + signal.SIGTERM, worker.events[-5:]
@@ -121,9 +137,9 @@ def _catches(pid: int, signum: int) -> bool:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads signal dispositions from /proc (Linux)")
-def test_a_second_ctrl_c_during_a_long_evaluation_step_ends_the_process_at_once(tmp_path):
+def test_a_second_ctrl_c_during_a_long_evaluation_step_ends_the_process_at_once(start, tmp_path):
     """Batch 2 takes 300 s to make: the main thread waits inside TensorFlow, where Python runs no handler."""
-    worker = EvalWorker(tmp_path / "run", "train_and_evaluate", "tf2", "--long_batch=2")
+    worker = start(tmp_path / "run", "train_and_evaluate", "tf2", "--long_batch=2")
     worker.wait_for_batch(2)
     pid = worker.process.pid
     assert _catches(pid, signal.SIGINT)

@@ -21,7 +21,7 @@ iterators the engine is done with go to a background thread that frees them (`fr
 training or the next evaluation goes on meanwhile. Those threads are not daemons, so the interpreter
 waits for them at exit instead of ending one inside TensorFlow's destructor (a daemon thread that
 comes back from TensorFlow while the interpreter is finalising is ended by pthread_exit inside C++
-frames: "FATAL: exception not rethrown", the process aborts; seen here in 1 of 4 exits).
+frames: "FATAL: exception not rethrown", the process aborts; seen here in 2 of 7 exits).
 
 A process must still end within seconds of its last call: a finished pytest process once waited
 ~343 s here for such a thread. The wait itself is gone at its root (runtime/device_iterators.py:
