@@ -3,7 +3,8 @@
 CALL `train_and_evaluate`: trains 4 steps (a checkpoint at step 4), then evaluates it; CALL `evaluate`:
 trains 4 steps, then calls evaluate(). PATH is `tf2` or `graph` (a tf.compat.v1 model_fn on the graph
 path). The evaluation reads EVAL_BATCHES batches, each made by a py_function that reports it and sleeps
---batch_delay_s (--long_batch's one sleeps 300 s: a long step), so a whole evaluation takes minutes.
+--batch_delay_s (the batch after --long_batch's also sleeps 300 s in C++: a long step), so a whole
+evaluation takes minutes.
 JSON lines on stdout, flushed at once:
   {"event": "eval_batch", "index": I}                 the input pipeline made evaluation batch I
   {"event": "interrupted", "step": S, "checkpoint": P, "message": M, "kind": K}  TrainingInterrupted (K: its class)
@@ -25,6 +26,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from tensorflow.python.data.experimental.ops import testing  # noqa: E402  (tf.data's C++ sleep, test-only)
 
 from estimators import (  # noqa: E402
     CrossShardOptimizer,
@@ -55,16 +57,25 @@ def train_input_fn():
 
 def eval_input_fn(batch_delay_s: float, long_batch: int):
     def made(index) -> np.float32:
-        index = int(index)
-        emit("eval_batch", index=index)
-        time.sleep(300.0 if index == long_batch else batch_delay_s)
+        emit("eval_batch", index=int(index))
+        time.sleep(batch_delay_s)
         return np.float32(0.0)
 
     def batch(index):
         zero = tf.reshape(tf.py_function(made, [index], tf.float32), [])
         return tf.zeros([BATCH, FEATURES]) + zero, tf.zeros([BATCH], tf.int32)
 
-    return lambda: tf.data.Dataset.range(EVAL_BATCHES).map(batch)
+    def input_fn():
+        if long_batch < 0:
+            return tf.data.Dataset.range(EVAL_BATCHES).map(batch)
+        # The batch after `long_batch` waits 300 s in TensorFlow's own sleep (C++, no Python, no GIL): the main
+        # thread then waits inside TensorFlow, where Python runs no signal handler.
+        long = tf.data.Dataset.range(long_batch + 1, long_batch + 2).map(batch).apply(
+            testing.sleep(300_000_000))
+        return tf.data.Dataset.range(long_batch + 1).map(batch).concatenate(long).concatenate(
+            tf.data.Dataset.range(long_batch + 2, EVAL_BATCHES).map(batch))
+
+    return input_fn
 
 
 def tf2_model_fn(features, labels, mode):

@@ -138,9 +138,10 @@ def _catches(pid: int, signum: int) -> bool:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads signal dispositions from /proc (Linux)")
 def test_a_second_ctrl_c_during_a_long_evaluation_step_ends_the_process_at_once(start, tmp_path):
-    """Batch 2 takes 300 s to make: the main thread waits inside TensorFlow, where Python runs no handler."""
+    """Batch 3 takes 300 s to make: the main thread waits inside TensorFlow, where Python runs no handler."""
     worker = start(tmp_path / "run", "train_and_evaluate", "tf2", "--long_batch=2")
     worker.wait_for_batch(2)
+    time.sleep(2)  # batch 2 read, the main thread is waiting for batch 3 (on time or not, the outcome is the same)
     pid = worker.process.pid
     assert _catches(pid, signal.SIGINT)
     worker.process.send_signal(signal.SIGINT)
