@@ -188,6 +188,8 @@ class _NewCheckpointListenerForEvaluate(SavingListener):
     The first save of a train() call at the step training started from (the graph path saves the
     starting state, as 2.15 did) is not evaluated: nothing was trained since. Called by the engine as
     after_save(step, path) and end(step), or with tf.compat.v1's keywords (session=, global_step_value=).
+    A signal during an evaluation (EvaluationInterrupted) ends train() as one during a step does:
+    TrainingInterrupted for the checkpoint just saved.
     """
 
     def __init__(self, evaluator: Any, eval_throttle_secs: float, continuous_eval_listener: _ContinuousEvalListener):
