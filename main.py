@@ -9,6 +9,9 @@ help and mistakes are answered in about a second; TensorFlow starts only for a r
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import signal
 import sys
 
@@ -84,5 +87,23 @@ def run_cli(argv: list[str] | None = None) -> None:
     app.run(main, argv=argv, flags_parser=console.parse_flags_or_exit)
 
 
+def _exit_now(status: object) -> None:
+    """Ends the process with `status` once its output is flushed: the interpreter's teardown of TensorFlow took
+    3-20 s more here, and nothing is left to write (checkpoints, summaries and exports are complete when a
+    call returns). A string status is printed and exits 1, as Python does."""
+    if status is not None and not isinstance(status, int):
+        print(status, file=sys.stderr)
+        status = 1
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status or 0)
+
+
 if __name__ == "__main__":
-    run_cli()
+    try:
+        run_cli()
+    except SystemExit as done:  # absl's app.run ends every run with sys.exit
+        _exit_now(done.code)
+    _exit_now(0)

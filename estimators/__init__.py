@@ -22,7 +22,7 @@ from estimators.specs import EstimatorSpec, TPUEstimatorSpec  # noqa: E402
 from estimators.tpu_estimator import TPUEstimator  # noqa: E402
 from estimators.training.hooks import Hook, SavingListener, StopAtStepHook  # noqa: E402
 from estimators.training.logging_hook import LoggingTensorHook  # noqa: E402
-from estimators.training.preemption import TrainingInterrupted  # noqa: E402
+from estimators.training.preemption import EvaluationInterrupted, TrainingInterrupted  # noqa: E402
 from estimators.training.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate  # noqa: E402
 
 # tf.compat.v1.train's session hooks and helpers, as tf.estimator re-exported them. They run on the
@@ -47,7 +47,8 @@ VocabInfo = _tf.compat.v1.train.VocabInfo
 
 __all__ = [
     "BestExporter", "CheckpointSaverHook", "CheckpointSaverListener", "CrossShardOptimizer", "Estimator",
-    "EstimatorSpec", "EvalOutput", "EvalSpec", "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook",
+    "EstimatorSpec", "EvalOutput", "EvalSpec", "EvaluationInterrupted", "Exporter", "FeedFnHook", "FinalExporter",
+    "FinalOpsHook",
     "GlobalStepWaiterHook", "Hook", "InputPipelineConfig", "LatestExporter", "LoggingTensorHook", "ModeKeys",
     "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook", "RunConfig", "SavingListener", "SecondOrStepTimer",
     "SessionRunArgs", "SessionRunContext", "SessionRunHook", "SessionRunValues", "StepCounterHook", "StopAtStepHook",

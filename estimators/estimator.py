@@ -51,7 +51,12 @@ from estimators.training.hooks import Hook, SavingListener, checked_hooks
 from estimators.training.iterations import IterationsPerLoop
 from estimators.training.logging_hook import fetch_names
 from estimators.training.loops import InferenceLoopResult
-from estimators.training.preemption import StopRequest, TrainingInterrupted, stopping_on_signals
+from estimators.training.preemption import (
+    EvaluationInterrupted,
+    StopRequest,
+    TrainingInterrupted,
+    stopping_on_signals,
+)
 from estimators.training.progress import CheckpointSchedule, ProgressReport
 from estimators.training.progress_display import ProgressDisplay
 from estimators.training.step_summaries import StepSummaries
@@ -553,11 +558,15 @@ class Estimator:
             raise ValueError(f"Must specify steps > 0: steps must be a positive integer or None, got {steps!r}.")
         check_model_dir(self._model_dir, write=False)
         path = self._resolve_checkpoint(checkpoint_path)
-        if checkpoint_path is None and path is not None:
-            # The newest one, chosen again if a trainer rotates it away mid-read (as continuous evaluation did).
-            return self._checkpointer.read_newest(
-                lambda newest: self._evaluate_at(input_fn, steps, hooks, newest, name), chosen=path)
-        return self._evaluate_at(input_fn, steps, hooks, path, name)
+        with stopping_on_signals(self._stop):  # SIGINT/SIGTERM: EvaluationInterrupted at the next batch
+            if self._stop.requested:  # inside train() (train_and_evaluate), stopping already: not even begun
+                raise EvaluationInterrupted(self._stop.signal_name, self._checkpointer.global_step(path) if path
+                                            else 0, path, 0)
+            if checkpoint_path is None and path is not None:
+                # The newest one, chosen again if a trainer rotates it away mid-read (as continuous evaluation did).
+                return self._checkpointer.read_newest(
+                    lambda newest: self._evaluate_at(input_fn, steps, hooks, newest, name), chosen=path)
+            return self._evaluate_at(input_fn, steps, hooks, path, name)
 
     def _evaluate_at(self, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
                      name: str | None) -> dict:
@@ -574,7 +583,7 @@ class Estimator:
         _no_hooks(hooks, "evaluate()")
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
-        _, trace = runtime.inference_loop(ModeKeys.EVAL, batch_size)
+        _, trace = runtime.inference_loop(ModeKeys.EVAL, batch_size, self._stop.variable)
         loss_sum, count, batches = 0.0, 0.0, 0
         with ProgressDisplay("evaluate", total=steps, unit="batches") as display:
             for result in self._inference(runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
@@ -611,10 +620,13 @@ class Estimator:
         The strategy's scope is held only while TensorFlow runs, never across a yield: a caller
         may stop reading predictions half way without leaving a scope open. The global step is
         put back after every loop: only training moves it (a model_fn may touch it in any mode).
+        An evaluation stops before the next batch on SIGINT/SIGTERM (EvaluationInterrupted).
         """
         per_loop = IterationsPerLoop(self._config.tpu_config.iterations_per_loop)
         remaining = steps if steps is not None else math.inf
-        loop, trace = runtime.inference_loop(mode, batch_size)
+        loop, trace = runtime.inference_loop(mode, batch_size, self._stop.variable if mode == ModeKeys.EVAL
+                                             else None)
+        batches = 0
         iterator = Held()  # the only reference: freed in the background when this generator ends
         try:
             with safe_point(collect_first=True), runtime.strategy.scope():
@@ -627,6 +639,8 @@ class Estimator:
                 for metric in runtime.metric_objects(trace).values():
                     metric.reset_state()
             while remaining > 0:
+                if mode == ModeKeys.EVAL and runtime.any_worker(self._stop.requested):
+                    raise EvaluationInterrupted(self._stop.signal_name or "a signal", int(step), path, batches)
                 iterations = per_loop.next(remaining)
                 started = time.monotonic()
                 with safe_point(), runtime.strategy.scope():
@@ -635,6 +649,7 @@ class Estimator:
                     remaining -= result.steps
                     more = not result.ended and remaining > 0 and loop.has_rows(first_value)
                 per_loop.record(result.steps, time.monotonic() - started)
+                batches += result.steps
                 yield result
                 if not more:
                     break

@@ -143,7 +143,11 @@ def tensors_as_dataset(call: Callable[[], Any], seed: int | None = None) -> tf.d
         with graph.as_default():
             init = [tf.compat.v1.global_variables_initializer(), tf.compat.v1.local_variables_initializer(),
                     tf.compat.v1.tables_initializer()]
-        with tf.compat.v1.Session(graph=graph) as session:
+        # Closed explicitly, not by `with Session`: a generator tf.data never finished is closed at interpreter
+        # shutdown (GeneratorExit), and Session.__exit__ with an exception closes on a new thread, whose start
+        # then waits forever (tensorflow/estimator's estimator_test hung at exit every time).
+        session = tf.compat.v1.Session(graph=graph)
+        try:
             session.run(init)
             while True:
                 try:
@@ -151,5 +155,7 @@ def tensors_as_dataset(call: Callable[[], Any], seed: int | None = None) -> tf.d
                 except tf.errors.OutOfRangeError:
                     return
                 yield values
+        finally:
+            session.close()
 
     return tf.data.Dataset.from_generator(evaluations, output_signature=signature)

@@ -62,7 +62,9 @@ def _restore() -> None:
 def _install() -> None:
     """Every guard, for the classes imported so far (idempotent: tf_keras may have been imported since)."""
     from estimators.compat import keras_updates, optimizer_guard, random_seed, write_guard
+    from estimators.runtime import device_iterators
 
+    device_iterators.install()
     optimizer_guard.install()
     keras_updates.install()
     write_guard.install()

@@ -1,6 +1,12 @@
 """evaluate() on the graph path, as tf.estimator 2.15 ran it: a fresh session per call (so local variables,
 metric state included, start from their initialisers), the checkpoint restored by the Scaffold's Saver, the
-metric updates run until the input ends or `steps`, the values read once at the end."""
+metric updates run until the input ends or `steps`, the values read once at the end.
+
+SIGINT/SIGTERM (Estimator.evaluate's stopping_on_signals sets the estimator's stop request) end the loop
+before the next batch: EvaluationInterrupted, nothing written (2.15 raised KeyboardInterrupt between
+session.run calls on Ctrl-C and died at once on SIGTERM). Across collective workers every batch is a
+collective step, so there the evaluation runs to its end.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ from estimators.graph.hooks import session_hooks
 from estimators.graph.saving import RestoredFiniteCheck
 from estimators.mode_keys import ModeKeys
 from estimators.training import eval_summaries
+from estimators.training.preemption import EvaluationInterrupted
 
 LOSS = "loss"
 GLOBAL_STEP = "global_step"
@@ -58,9 +65,15 @@ def evaluate(estimator: Any, input_fn: Callable, steps: int | None, hooks: Any, 
         master, session_config = replicated.session_target(built.strategy, estimator.config.session_config)
         creator = tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, master=master, config=session_config,
                                                          checkpoint_filename_with_path=path)
+        stop = None if replicated.spans_workers(built.strategy) else estimator._stop
+        batches = 0
         with tf.compat.v1.train.MonitoredSession(creator, hooks=all_hooks) as session:
-            while not session.should_stop():
+            while not session.should_stop() and not (stop is not None and stop.requested):
                 session.run(updates)
+                batches += 1
+        if stop is not None and stop.requested:
+            step = estimator._checkpointer.global_step(path) if path else 0
+            raise EvaluationInterrupted(stop.signal_name, step, path, batches)
         results = dict(final.final_ops_values)
         _write_summaries(estimator, name, results, path)
     logging.info("Saving dict for global step %d: %s", results[GLOBAL_STEP],

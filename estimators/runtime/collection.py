@@ -19,14 +19,26 @@ Even freed by refcounting, a multi-device iterator's destructor can wait on a tf
 for seconds to minutes (measured here: up to 191 s, 8 logical CPUs), with the GIL released. So the
 iterators the engine is done with go to a background thread that frees them (`free_in_background`):
 training or the next evaluation goes on meanwhile. Those threads are not daemons, so the interpreter
-waits for them at exit instead of ending one inside TensorFlow's destructor.
+waits for them at exit instead of ending one inside TensorFlow's destructor (a daemon thread that
+comes back from TensorFlow while the interpreter is finalising is ended by pthread_exit inside C++
+frames: "FATAL: exception not rethrown", the process aborts; seen here in 2 of 7 exits).
+
+A process must still end within seconds of its last call: a finished pytest process once waited
+~343 s here for such a thread. The wait itself is gone at its root (runtime/device_iterators.py:
+the per-device iterators run no autotuning thread, and are freed in 0.01-0.1 s), and at exit
+(`_at_exit`) the iterators still held (a live estimator's train stream, an unfinished prediction)
+are leaked, never freed: module teardown would otherwise free them in the main thread, and the
+memory goes back with the process anyway.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import ctypes
 import gc
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,12 +46,14 @@ from typing import Any
 class Held:
     """Holds the only reference to an object (an input iterator), so free_in_background can take it away."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "__weakref__")
 
     def __init__(self, value: Any = None) -> None:
         self.value = value
+        _held.add(self)
 
 
+_held: weakref.WeakSet[Held] = weakref.WeakSet()  # every Held alive: what _at_exit leaks
 _kept: list[Held] = []
 
 
@@ -79,3 +93,13 @@ def safe_point(collect_first: bool = False) -> Iterator[None]:
     yield
 
 
+def _at_exit() -> None:
+    """Leaks every value still held: its destructor never runs (not in the main thread at teardown either)."""
+    for held in list(_held):
+        if held.value is not None:
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(held.value))  # a reference never dropped
+            held.value = None
+    _kept.clear()
+
+
+atexit.register(_at_exit)

@@ -91,13 +91,17 @@ class Runtime:
                 lambda v: self.strategy.reduce(tf.distribute.ReduceOp.SUM, self.strategy.run(lambda: v), axis=None))
         return bool(self._vote(tf.constant(float(vote))) > 0)
 
-    def inference_loop(self, mode: str, batch_size: int | None) -> tuple[InferenceLoop, StepTrace]:
-        """The compiled eval or predict loop for this batch size, and what tracing its step learned."""
+    def inference_loop(self, mode: str, batch_size: int | None,
+                       stop: tf.Variable | None = None) -> tuple[InferenceLoop, StepTrace]:
+        """The compiled eval or predict loop for this batch size, and what tracing its step learned; an
+        evaluation loop within one worker reads `stop` before every batch (across workers, they would part)."""
         key = (mode, batch_size)
         if key not in self._loops:
             step, trace = (self.steps.evaluate if mode == ModeKeys.EVAL else self.steps.predict)(batch_size)
             calls = HostCall(lambda: trace.host_call_fn, self.global_step, here=is_chief(self.strategy))
-            self._loops[key] = (InferenceLoop(self.strategy, step, lambda: self.step_scope(mode), calls), trace)
+            reads = stop if mode == ModeKeys.EVAL and not spans_workers(self.strategy) else None
+            self._loops[key] = (InferenceLoop(self.strategy, step, lambda: self.step_scope(mode), calls, reads),
+                                trace)
         return self._loops[key]
 
     def barrier(self) -> None:

@@ -229,10 +229,13 @@ class InferenceLoop:
     `strategy.run` site of a program on its own): the element to run is a loop variable, starting
     with the caller's and fetched at the end of every step; the loop hands the last one fetched
     back, to start the next loop (Keras's TPU loops carry their next input the same way).
+    `stop` (a host-side boolean variable, evaluation only) is read before every step after the
+    first, as in TrainLoop: set while the loop runs (SIGINT/SIGTERM), it ends the loop before the
+    next batch (the caller checks it before starting a loop).
     """
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
-                 host_call: HostCall | None = None):
+                 host_call: HostCall | None = None, stop: tf.Variable | None = None):
         def real_rows(element):
             per_replica = strategy.run(lambda e: tf.reduce_sum(tf.cast(e[1], tf.float32)), args=(element,))
             return strategy.reduce(_SUM, per_replica, axis=None)
@@ -249,6 +252,9 @@ class InferenceLoop:
                 host_call.after_inference_step(strategy, host_tensors, total_real)
             return strategy.reduce(_SUM, weighted, axis=None), total_real, rows, mask
 
+        def stopping():
+            return stop.read_value() if stop is not None else tf.constant(False)
+
         @tf.function
         def loop(iterator, first, iterations):
             arrays = tf.nest.map_structure(
@@ -256,7 +262,7 @@ class InferenceLoop:
             sizes = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
             loss_sum, count = tf.constant(0.0), tf.constant(0.0)
             done, ended, element = tf.constant(0), tf.constant(False), first
-            while done < iterations and not ended:
+            while done < iterations and not ended and (done == 0 or not stopping()):
                 # The caller's element always runs (it checked it has rows, or the input has none at all);
                 # the stream's all-padding end is not run: model_fn never sees a batch without a real row
                 # (some kernels reject zero-row batches: oneDNN's Conv2D on the CPU).

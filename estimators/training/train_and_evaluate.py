@@ -23,6 +23,7 @@ from tensorflow.python.training import basic_session_run_hooks, server_lib
 from estimators.distribute.tf_config import CHIEF, EVALUATOR, MASTER, WORKER
 from estimators.export.exporters import validate_exporters
 from estimators.training.hooks import Hook, SavingListener
+from estimators.training.preemption import EvaluationInterrupted, TrainingInterrupted
 
 _GLOBAL_STEP = tf.compat.v1.GraphKeys.GLOBAL_STEP
 _DELAY_SECS_PER_WORKER = 5  # worker i waits (i + 1) * 5 s, as 2.15 did (asynchronous training converges better)
@@ -187,6 +188,8 @@ class _NewCheckpointListenerForEvaluate(SavingListener):
     The first save of a train() call at the step training started from (the graph path saves the
     starting state, as 2.15 did) is not evaluated: nothing was trained since. Called by the engine as
     after_save(step, path) and end(step), or with tf.compat.v1's keywords (session=, global_step_value=).
+    A signal during an evaluation (EvaluationInterrupted) ends train() as one during a step does:
+    TrainingInterrupted for the checkpoint just saved.
     """
 
     def __init__(self, evaluator: Any, eval_throttle_secs: float, continuous_eval_listener: _ContinuousEvalListener):
@@ -233,7 +236,10 @@ class _NewCheckpointListenerForEvaluate(SavingListener):
 
     def _evaluate(self, step: int | None) -> None:
         self._timer.update_last_triggered_step(step)
-        self.eval_result, self.export_results = self._evaluator.evaluate_and_export()
+        try:
+            self.eval_result, self.export_results = self._evaluator.evaluate_and_export()
+        except EvaluationInterrupted as stopped:  # the checkpoint is saved: train() ends as on a signal in a step
+            raise TrainingInterrupted(stopped.signal_name, stopped.step, stopped.checkpoint) from None
         if self.eval_result.status != _EvalStatus.EVALUATED:
             raise RuntimeError(f"There was no new checkpoint after the training. Eval status: "
                                f"{self.eval_result.status}")

@@ -1,0 +1,50 @@
+"""Issue 17.5: a process ends within seconds of its last engine call, on one replica and on 8.
+
+Every case is a tests/exit_worker.py process: it trains a few steps, makes its last call (train,
+evaluate or predict) and prints `LAST <call>`. What is timed is the wait between that line and the
+process's end. A bare `import tensorflow` process takes a few seconds to end on a busy machine (the
+interpreter's teardown of TensorFlow); the bound here only tells that from a hang (a finished process
+once waited ~343 s for a thread freeing an 8-device iterator), so it is generous.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.worker_process import ROOT, START_TIMEOUT_S, env
+
+HANG_S = 60  # "ended promptly" is well under this; the hangs were 75-343 s
+
+
+def _seconds_to_exit(model_dir, *args: str) -> float:
+    """Runs tests.exit_worker with `args`; the seconds between its `LAST` line and its end (exit status 0)."""
+    with open(os.path.join(model_dir, "stderr"), "w+") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "tests.exit_worker", str(model_dir / "run"), *args],
+                                   cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=stderr, text=True)
+        try:
+            last = None
+            for line in process.stdout:
+                if line.startswith("LAST "):
+                    last = time.monotonic()
+            code = process.wait(timeout=START_TIMEOUT_S)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        ended = time.monotonic()
+        stderr.seek(0)
+        assert code == 0 and last is not None, stderr.read()[-3000:]
+    return ended - last
+
+
+@pytest.mark.parametrize("replicas", [1, 8])
+@pytest.mark.parametrize("call", ["train", "evaluate", "predict"])
+def test_the_process_ends_promptly_after_its_last_call(tmp_path, call, replicas):
+    assert _seconds_to_exit(tmp_path, call, str(replicas)) < HANG_S
+
+
+@pytest.mark.parametrize("call", ["evaluate", "predict"])
+def test_the_process_ends_promptly_after_its_last_call_on_the_graph_path_on_8_replicas(tmp_path, call):
+    assert _seconds_to_exit(tmp_path, call, "8", "graph") < HANG_S
