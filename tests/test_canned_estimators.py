@@ -164,3 +164,18 @@ def test_optimizer_instances_and_callables_are_accepted(tmp_path):
                                      optimizer=lambda: tf.compat.v1.train.GradientDescentOptimizer(0.1))
     est.train(_input_fn(regression=True), steps=2)
     assert est.get_variable_value("global_step") == 2
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda d: estimators.DNNClassifier([3], [X], model_dir=d), {"training/Adagrad/learning_rate": 0.001}),
+    (lambda d: estimators.LinearClassifier([X, COLOR], model_dir=d), {"training/Ftrl/learning_rate": 0.2}),
+    (lambda d: estimators.BaselineClassifier(d), {"training/Ftrl/learning_rate": 0.3}),
+    (lambda d: estimators.DNNLinearCombinedClassifier(d, linear_feature_columns=[X], dnn_feature_columns=[X],
+                                                      dnn_hidden_units=[3]),
+     {"training/Adagrad/learning_rate": 0.001, "training/Ftrl/learning_rate": 0.005}),
+], ids=["dnn", "linear", "baseline", "combined"])
+def test_default_learning_rates_are_those_2_15_saved(make, expected, tmp_path):
+    est = make(str(tmp_path))
+    est.train(_input_fn(), steps=1)
+    for name, value in expected.items():
+        assert est.get_variable_value(name) == pytest.approx(value)

@@ -17,7 +17,9 @@ from estimators.canned.models import dnn_logits
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 
-LEARNING_RATE = 0.05  # 2.15's default for the DNN's optimizer named by a string
+# 2.15's DNN (V2) resolved an optimizer name without a learning rate, so 'Adagrad' trained at Keras' own default,
+# 0.001 (its V1 DNN used 0.05; 2.15's checkpoints hold training/Adagrad/learning_rate = 0.001).
+LEARNING_RATE = None
 
 
 def dnn_model_fn(head: Head, hidden_units: Sequence[int], feature_columns: tuple, optimizer: Any,

@@ -43,15 +43,16 @@ def _legacy_twin(optimizer: Any) -> Any:
     return cls(**kwargs)
 
 
-def optimizer_instance(optimizer: Any, learning_rate: float) -> Any:
+def optimizer_instance(optimizer: Any, learning_rate: float | None) -> Any:
     """A new optimizer for one model_fn call (an OptimizerV2 keeps its slots per graph, and every call
-    builds a fresh graph)."""
+    builds a fresh graph). A name with learning_rate None gets the optimizer's own default rate."""
     if isinstance(optimizer, str):
         name = _NAMES.get(optimizer.lower())
         if name is None:
             raise ValueError(f"Unsupported optimizer name: {optimizer}. Supported names are: "
                              f"{tuple(sorted(_NAMES.values()))}")
-        return getattr(_legacy_module(), name)(learning_rate=learning_rate)
+        cls = getattr(_legacy_module(), name)
+        return cls() if learning_rate is None else cls(learning_rate=learning_rate)
     if isinstance(optimizer, tf.compat.v1.train.Optimizer):
         return optimizer
     if callable(optimizer) and not hasattr(optimizer, "get_config"):
@@ -61,7 +62,7 @@ def optimizer_instance(optimizer: Any, learning_rate: float) -> Any:
     raise ValueError(f"The given object is not an optimizer instance. Given: {optimizer!r}")
 
 
-def resolve(optimizer: Any, learning_rate: float) -> Callable[[], Any]:
+def resolve(optimizer: Any, learning_rate: float | None) -> Callable[[], Any]:
     """Checks `optimizer` now (as 2.15's constructors did) and returns a maker of a fresh one per graph."""
     if isinstance(optimizer, str):
         optimizer_instance(optimizer, learning_rate)  # an unknown name fails here, not at the first train()
