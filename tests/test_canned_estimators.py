@@ -179,3 +179,23 @@ def test_default_learning_rates_are_those_2_15_saved(make, expected, tmp_path):
     est.train(_input_fn(), steps=1)
     for name, value in expected.items():
         assert est.get_variable_value(name) == pytest.approx(value)
+
+
+def test_add_metrics_on_a_canned_estimator_adds_to_its_metrics(tmp_path):
+    est = estimators.LinearClassifier([X], model_dir=str(tmp_path))
+    est.train(_input_fn(), steps=2)
+
+    def metric_fn(labels, predictions):
+        return {"mean_logistic": tf.compat.v1.metrics.mean(predictions["logistic"])}
+    results = estimators.add_metrics(est, metric_fn).evaluate(_input_fn(repeat=False))
+    assert set(BINARY_METRICS) | {"mean_logistic"} == set(results)
+    assert results["mean_logistic"] == pytest.approx(results["prediction/mean"], rel=1e-5)
+
+
+def test_in_memory_evaluation_refuses_a_multi_worker_config(monkeypatch):
+    from estimators.graph.in_memory_evaluator import InMemoryEvaluatorHook
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"chief": ["h0:0"], "ps": ["h1:1"]}, '
+                                    '"task": {"type": "chief", "index": 0}}')
+    est = estimators.DNNClassifier([3], [X])
+    with pytest.raises(ValueError, match="supports only single machine"):
+        InMemoryEvaluatorHook(est, _input_fn())
