@@ -109,3 +109,8 @@ def test_classifier_and_regressor_parse_specs_add_the_label():
     assert spec["y"] == tf.io.FixedLenFeature((2,), tf.float32)
     with pytest.raises(ValueError, match="label should not be used as feature"):
         estimators.classifier_parse_example_spec([x], label_key="x")
+
+
+def test_binary_head_takes_soft_labels_between_0_and_1():
+    loss = _loss(estimators.BinaryClassHead(), [[0.0]], [[0.25]])
+    assert loss == pytest.approx(np.log(2.0), rel=1e-6)

@@ -30,11 +30,18 @@ class BinaryClassHead(Head):
         self._label_vocabulary = label_vocabulary
 
     def _processed_labels(self, labels: Any, logits: tf.Tensor) -> tf.Tensor:
+        """float32 labels in [0, 1]: vocabulary strings as 0/1, numbers (soft labels too) checked to lie in range."""
         labels = labels_like_logits(labels, logits, 1)
-        return class_ids(labels, 2, self._label_vocabulary)
+        if self._label_vocabulary is not None or labels.dtype == tf.string:
+            return tf.cast(class_ids(labels, 2, self._label_vocabulary), tf.float32)
+        labels = tf.cast(labels, tf.float32)
+        checks = [tf.debugging.assert_non_negative(labels, message="Labels must be >= 0"),
+                  tf.debugging.assert_less_equal(labels, 1.0, message="Labels must be <= n_classes - 1")]
+        with tf.control_dependencies(checks):
+            return tf.identity(labels)
 
     def _unreduced_loss(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-        return tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(labels, tf.float32), logits=logits)
+        return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
 
     def predictions(self, logits: tf.Tensor, keys_wanted: list[str] | None = None) -> dict:
         with tf.name_scope("predictions"):
@@ -52,7 +59,7 @@ class BinaryClassHead(Head):
     def _eval_metrics(self, labels: tf.Tensor, logits: tf.Tensor, predictions: dict, unreduced: tf.Tensor,
                       weights: Any) -> dict:
         w = None if isinstance(weights, float) else weights
-        float_labels = tf.cast(labels, tf.float32)
+        float_labels = labels
         logistic = predictions[keys.LOGISTIC]
         metrics = {
             self._summary_key(keys.LOSS_MEAN): weighted_mean(unreduced, weights),
