@@ -14,9 +14,13 @@ def layer_summary(value: tf.Tensor, tag: str) -> None:
 
 
 def linear_weights_summary(bias: tf.Tensor, weights: list[tf.Tensor]) -> None:
-    """`bias` (histogram) and `fraction_of_zero_weights` over every weight of the linear model."""
+    """`bias` (a scalar for one output, else a histogram) and `fraction_of_zero_weights` over every weight of the
+    linear model."""
     with tf.compat.v1.get_default_graph().name_scope(""):
-        tf.compat.v1.summary.histogram("bias", bias)
+        if bias.shape.num_elements() == 1:
+            tf.compat.v1.summary.scalar("bias", tf.reshape(bias, []))
+        else:
+            tf.compat.v1.summary.histogram("bias", bias)
         if weights:
             flat = tf.concat([tf.reshape(w, [-1]) for w in weights], axis=0)
             tf.compat.v1.summary.scalar("fraction_of_zero_weights", tf.math.zero_fraction(flat))
