@@ -87,7 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--steps", type=int, nargs=2, default=(50, 350), metavar=("N1", "N2"))
+    parser.add_argument("--steps", type=int, nargs=2, default=(100, 2100), metavar=("N1", "N2"))
     parser.add_argument("--python215", default="/work/venv215/bin/python")
     args = parser.parse_args()
     pythons = {"tf215": args.python215, "ours": sys.executable}
