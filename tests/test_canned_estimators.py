@@ -199,3 +199,14 @@ def test_in_memory_evaluation_refuses_a_multi_worker_config(monkeypatch):
     est = estimators.DNNClassifier([3], [X])
     with pytest.raises(ValueError, match="supports only single machine"):
         InMemoryEvaluatorHook(est, _input_fn())
+
+
+def test_a_multi_label_dnn_trains_evaluates_and_predicts_with_2_15s_keys(tmp_path):
+    def input_fn():
+        x = np.random.RandomState(0).rand(32, 2).astype(np.float32)
+        labels = (x > 0.5).astype(np.int64)
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, labels)).batch(8)
+    est = estimators.DNNEstimator(estimators.MultiLabelHead(2), [4], [X], model_dir=str(tmp_path))
+    est.train(input_fn, steps=3)
+    assert sorted(est.evaluate(input_fn)) == ["auc", "auc_precision_recall", "average_loss", "global_step", "loss"]
+    assert sorted(next(iter(est.predict(input_fn)))) == ["classes", "logits", "probabilities"]

@@ -52,9 +52,9 @@ class MultiLabelHead(Head):
 
     def predictions(self, logits: tf.Tensor, keys_wanted: list[str] | None = None) -> dict:
         with tf.name_scope("predictions"):
+            # `classes` holds every class name, as 2.15's multi-label predictions did (no class ids here).
             result = {keys.LOGITS: logits, keys.PROBABILITIES: tf.sigmoid(logits, name="probabilities"),
-                      keys.ALL_CLASS_IDS: tiled(tf.range(self._n_classes), logits),
-                      keys.ALL_CLASSES: tiled(class_names(self._n_classes, self._label_vocabulary), logits)}
+                      keys.CLASSES: tiled(class_names(self._n_classes, self._label_vocabulary), logits)}
         return {k: v for k, v in result.items() if keys_wanted is None or k in keys_wanted}
 
     def _eval_metrics(self, labels: tf.Tensor, logits: tf.Tensor, predictions: dict, unreduced: tf.Tensor,
@@ -76,6 +76,6 @@ class MultiLabelHead(Head):
 
     def _export_outputs(self, predictions: dict) -> dict:
         classification = ClassificationOutput(scores=predictions[keys.PROBABILITIES],
-                                              classes=predictions[keys.ALL_CLASSES])
+                                              classes=predictions[keys.CLASSES])
         return {keys.SERVING_DEFAULT: classification, keys.CLASSIFY: classification,
                 keys.PREDICT: PredictOutput(predictions)}
