@@ -7,6 +7,28 @@ require_tensorflow()
 import tensorflow as _tf  # noqa: E402
 
 from estimators import experimental, inputs  # noqa: E402
+from estimators.canned import (  # noqa: E402
+    BaselineClassifier,
+    BaselineEstimator,
+    BaselineRegressor,
+    BinaryClassHead,
+    DNNClassifier,
+    DNNEstimator,
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedEstimator,
+    DNNLinearCombinedRegressor,
+    DNNRegressor,
+    Head,
+    LinearClassifier,
+    LinearEstimator,
+    LinearRegressor,
+    MultiClassHead,
+    MultiLabelHead,
+    PoissonRegressionHead,
+    RegressionHead,
+    classifier_parse_example_spec,
+    regressor_parse_example_spec,
+)
 from estimators.checkpoint.warm_start import WarmStartSettings  # noqa: E402
 from estimators.cross_shard_optimizer import CrossShardOptimizer  # noqa: E402
 from estimators.estimator import Estimator  # noqa: E402
@@ -46,6 +68,11 @@ NanLossDuringTrainingError = _tf.compat.v1.train.NanLossDuringTrainingError
 VocabInfo = _tf.compat.v1.train.VocabInfo
 
 __all__ = [
+    "BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "BinaryClassHead", "DNNClassifier",
+    "DNNEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator", "DNNLinearCombinedRegressor",
+    "DNNRegressor", "Head", "LinearClassifier", "LinearEstimator", "LinearRegressor", "MultiClassHead",
+    "MultiLabelHead", "PoissonRegressionHead", "RegressionHead", "classifier_parse_example_spec",
+    "regressor_parse_example_spec",
     "BestExporter", "CheckpointSaverHook", "CheckpointSaverListener", "CrossShardOptimizer", "Estimator",
     "EstimatorSpec", "EvalOutput", "EvalSpec", "EvaluationInterrupted", "Exporter", "FeedFnHook", "FinalExporter",
     "FinalOpsHook",

@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from estimators.canned.estimator_base import CannedEstimator
 from estimators.estimator import Estimator
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import model_fn_args
@@ -101,4 +102,6 @@ def _same_kind(estimator: Estimator, model_fn: Callable) -> Estimator:
             model_fn, params=params, use_tpu=estimator._use_tpu, eval_on_tpu=estimator._eval_on_tpu,  # noqa: SLF001
             train_batch_size=sizes[ModeKeys.TRAIN], eval_batch_size=sizes[ModeKeys.EVAL],
             predict_batch_size=sizes[ModeKeys.PREDICT], **common)
+    if isinstance(estimator, CannedEstimator):  # their constructors take columns and heads, not a model_fn
+        return CannedEstimator(model_fn, estimator.model_dir, estimator.config, estimator._warm_start)  # noqa: SLF001
     return type(estimator)(model_fn, **common)

@@ -29,6 +29,10 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
             raise ValueError(f"invalid every_n_iter={every_n_iter}.")
         if not hasattr(estimator, "evaluate") or not hasattr(estimator, "model_dir"):
             raise TypeError(f"estimator must be an estimators.Estimator, got {type(estimator).__name__}.")
+        config = estimator.config
+        if getattr(config, "num_ps_replicas", 0) > 0 or getattr(config, "num_worker_replicas", 1) > 1:
+            raise ValueError("InMemoryEvaluator supports only single machine (aka Local) setting: the estimator's "
+                             "config names parameter servers or several workers (TF_CONFIG).")
         hooks = list(hooks or ())
         for hook in hooks:
             if not is_session_hook(hook):

@@ -34,7 +34,8 @@ SEEDS = (0, 1, 2, 3, 4)
 # numpy_tutorial: numpy_input_fn's queue-runner threads; dcgan_tpu: a GAN): seed 0 alone gave top-1
 # 0.617-0.704 (efficientnet_ema) and accuracy 0.657-0.754 (numpy_tutorial) over repeated runs. Ten runs each.
 SEEDS_BY_PROGRAM = {name: tuple(range(10)) for name in (
-    "census_estimator", "bert_finetune", "efficientnet_ema", "multiworker_tutorial", "numpy_tutorial", "dcgan_tpu")}
+    "census_estimator", "bert_finetune", "efficientnet_ema", "multiworker_tutorial", "numpy_tutorial", "dcgan_tpu",
+    "wide_deep_census", "premade_iris")}
 RESULT_PREFIX = "COMPAT_RESULT "
 TIMEOUT_S = 600
 

@@ -107,6 +107,47 @@ def write_census_csv(path: str, rows: int, seed: int) -> None:
             f.write(",".join(str(row[c]) for c in CENSUS_COLUMNS) + "\n")
 
 
+IRIS_COLUMNS = ["SepalLength", "SepalWidth", "PetalLength", "PetalWidth", "Species"]
+_IRIS_MEANS = [(5.0, 3.4, 1.5, 0.25), (5.9, 2.8, 4.3, 1.3), (6.6, 3.0, 5.5, 2.0)]  # per species, as in Fisher's data
+_IRIS_SPREAD = (0.40, 0.33, 0.45, 0.22)
+
+
+def write_iris_csv(path: str, rows: int, seed: int) -> None:
+    """Iris-like CSV with the tutorial's header line (row count, 4, then the species names): each species a
+    Gaussian cluster around Fisher's means, so two of the three overlap somewhat."""
+    rng = np.random.RandomState(seed)
+    with open(path, "w") as f:
+        f.write(f"{rows},4,setosa,versicolor,virginica\n")
+        for _ in range(rows):
+            species = int(rng.randint(3))
+            values = [m + s * rng.normal() for m, s in zip(_IRIS_MEANS[species], _IRIS_SPREAD, strict=True)]
+            f.write(",".join(f"{max(v, 0.1):.1f}" for v in values) + f",{species}\n")
+
+
+TITANIC_COLUMNS = ["survived", "sex", "age", "n_siblings_spouses", "parch", "fare", "class", "deck", "embark_town",
+                   "alone"]
+
+
+def write_titanic_csv(path: str, rows: int, seed: int) -> None:
+    """Titanic-like CSV with a header (the tutorial's columns); survival follows a noisy rule on sex, class, age."""
+    rng = np.random.RandomState(seed)
+    with open(path, "w") as f:
+        f.write(",".join(TITANIC_COLUMNS) + "\n")
+        for _ in range(rows):
+            sex = ["male", "female"][int(rng.rand() < 0.35)]
+            klass = ["Third", "First", "Second"][int(rng.choice(3, p=[0.55, 0.25, 0.2]))]
+            age = float(np.clip(rng.normal(29.0, 13.0), 0.75, 80.0))
+            siblings, parch = int(rng.choice(4, p=[0.68, 0.23, 0.05, 0.04])), int(rng.choice(3, p=[0.76, 0.13, 0.11]))
+            fare = float({"First": 84.0, "Second": 21.0, "Third": 13.0}[klass] * rng.lognormal(0.0, 0.5))
+            deck = "unknown" if klass == "Third" or rng.rand() < 0.5 else "ABCDEFG"[int(rng.randint(7))]
+            town = ["Southampton", "Cherbourg", "Queenstown", "unknown"][int(rng.choice(4, p=[0.72, 0.19, 0.08, 0.01]))]
+            alone = "y" if siblings + parch == 0 else "n"
+            score = (2.4 * (sex == "female") + {"First": 1.0, "Second": 0.3, "Third": -0.8}[klass]
+                     - 0.02 * (age - 30.0) - 1.0 + rng.normal(0.0, 0.8))
+            row = [int(score > 0), sex, round(age, 1), siblings, parch, round(fare, 4), klass, deck, town, alone]
+            f.write(",".join(str(v) for v in row) + "\n")
+
+
 def token_sequences(count: int, seed: int, seq_length: int = 16, vocab_size: int = 64) -> dict[str, np.ndarray]:
     """BERT-style sentence-pair classification examples, already tokenised (ids, not text).
 

@@ -1,0 +1,105 @@
+"""Issue 19's speed check: DNNLinearCombinedClassifier step time here vs tf.estimator 2.15, side by side.
+
+The census wide & deep model (tests/compat/programs/wide_deep_census: vocabulary, hashed, bucketized and crossed
+columns on the linear side; indicator and embedding columns into a [100, 75, 50, 25] DNN) on in-memory
+census-like rows, in two contenders, each in its own process, taking turns (ABAB...) so the machine's drift
+hits both alike:
+  tf215  tf.estimator.DNNLinearCombinedClassifier of tensorflow-estimator 2.15 (--python215)
+  ours   estimators.DNNLinearCombinedClassifier (this repository, the graph path)
+Steady state: two train() calls of N1 and N2 steps after a warm-up call; the step time is the difference of
+their wall times over N2 - N1 steps, so graph building, session start and checkpoint restore/save cancel out.
+
+    .venv/bin/python bench/canned_speed.py --rounds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+PROGRAM = r"""
+import json, sys, tempfile, time
+import numpy as np
+import tensorflow as tf
+if sys.argv[1] == "tf215":
+    lib = tf.estimator
+else:
+    import estimators as lib
+BATCH, N1, N2 = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rng = np.random.RandomState(0)
+ROWS = 4096
+VOCAB = {
+    "education": ["Bachelors", "HS-grad", "11th", "Masters", "9th", "Some-college", "Doctorate"],
+    "marital_status": ["Married-civ-spouse", "Divorced", "Never-married", "Widowed"],
+    "relationship": ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried"],
+    "workclass": ["Private", "Self-emp-not-inc", "Local-gov", "State-gov", "?"],
+}
+data = {name: np.array(words)[rng.randint(len(words), size=ROWS)] for name, words in VOCAB.items()}
+data["occupation"] = np.array(["occupation-%d" % i for i in rng.randint(40, size=ROWS)])
+for name in ("age", "education_num", "capital_gain", "capital_loss", "hours_per_week"):
+    data[name] = rng.randint(0, 80, size=ROWS).astype(np.float32)
+labels = (rng.rand(ROWS) < 0.25)
+fc = tf.feature_column
+numeric = [fc.numeric_column(n) for n in ("age", "education_num", "capital_gain", "capital_loss", "hours_per_week")]
+vocab = {n: fc.categorical_column_with_vocabulary_list(n, words) for n, words in VOCAB.items()}
+occupation = fc.categorical_column_with_hash_bucket("occupation", hash_bucket_size=1000)
+age_buckets = fc.bucketized_column(numeric[0], boundaries=[18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
+wide = [*vocab.values(), occupation, age_buckets,
+        fc.crossed_column(["education", "occupation"], hash_bucket_size=1000),
+        fc.crossed_column([age_buckets, "education", "occupation"], hash_bucket_size=1000)]
+deep = [*numeric, *[fc.indicator_column(c) for c in vocab.values()], fc.embedding_column(occupation, dimension=8)]
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices((data, labels)).repeat().batch(BATCH)
+
+config = lib.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None, log_step_count_steps=100000,
+                       save_summary_steps=100000)
+estimator = lib.DNNLinearCombinedClassifier(model_dir=tempfile.mkdtemp(), linear_feature_columns=wide,
+                                            dnn_feature_columns=deep, dnn_hidden_units=[100, 75, 50, 25],
+                                            config=config)
+estimator.train(input_fn, steps=5)
+times = []
+for steps in (N1, N2):
+    started = time.perf_counter()
+    estimator.train(input_fn, steps=steps)
+    times.append(time.perf_counter() - started)
+print("SPEED", json.dumps({"step_ms": 1000 * (times[1] - times[0]) / (N2 - N1), "seconds": times}))
+"""
+
+
+def run(contender: str, python: str, batch: int, n1: int, n2: int) -> dict:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([python, "-c", PROGRAM, contender, str(batch), str(n1), str(n2)], capture_output=True,
+                          text=True, env=env, timeout=1800)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("SPEED ")]
+    if done.returncode or not lines:
+        raise RuntimeError(f"{contender} failed:\n{done.stderr[-3000:]}")
+    return json.loads(lines[0][len("SPEED "):])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--steps", type=int, nargs=2, default=(100, 2100), metavar=("N1", "N2"))
+    parser.add_argument("--python215", default="/work/venv215/bin/python")
+    args = parser.parse_args()
+    pythons = {"tf215": args.python215, "ours": sys.executable}
+    step_ms: dict[str, list[float]] = {name: [] for name in pythons}
+    for round_ in range(args.rounds):
+        for name, python in pythons.items():
+            step_ms[name].append(run(name, python, args.batch, *args.steps)["step_ms"])
+            print(f"round {round_ + 1} {name}: {step_ms[name][-1]:.2f} ms/step", flush=True)
+    median = {name: statistics.median(values) for name, values in step_ms.items()}
+    print(json.dumps({"median_step_ms": median, "ours_vs_tf215_step_time": median["ours"] / median["tf215"]},
+                     indent=1))
+
+
+if __name__ == "__main__":
+    main()
