@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from input_fns import augment, safe_pickle
+from input_fns import augment, files, safe_pickle
 from input_fns.errors import DatasetNotFoundError
 from input_fns.keras_cache import keras_home
 from input_fns.registry import register
@@ -44,7 +44,7 @@ def find_files(
     for directory in _candidate_dirs(data_dir, search_dirs):
         for fmt in ("bin", "py"):
             paths = [os.path.join(directory, n) for n in file_names(split, fmt)]
-            if all(os.path.isfile(p) for p in paths):
+            if all(files.is_file(p) for p in paths):
                 return fmt, paths
     return None
 
@@ -74,8 +74,7 @@ def load(
 
 def read_binary(path: str) -> tuple[np.ndarray, np.ndarray]:
     """One *.bin batch: records of 1 label byte + 3072 CHW pixel bytes."""
-    with open(path, "rb") as f:
-        raw = np.frombuffer(f.read(), dtype=np.uint8)
+    raw = np.frombuffer(files.read_bytes(path), dtype=np.uint8)
     if raw.size == 0 or raw.size % RECORD_BYTES:
         raise ValueError(
             f"{path}: {raw.size} bytes is not a positive multiple of the {RECORD_BYTES}-byte "
@@ -87,8 +86,7 @@ def read_binary(path: str) -> tuple[np.ndarray, np.ndarray]:
 
 def read_python(path: str) -> tuple[np.ndarray, np.ndarray]:
     """One python-version batch: a pickled dict with b"data" uint8 [N,3072] and b"labels"."""
-    with open(path, "rb") as f:
-        raw = f.read()
+    raw = files.read_bytes(path)
     try:
         batch = safe_pickle.loads(raw)
     except safe_pickle.UnsafePickleError as e:

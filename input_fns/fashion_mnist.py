@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from input_fns import idx
+from input_fns import files, idx
 from input_fns.errors import DatasetNotFoundError
 from input_fns.keras_cache import keras_home
 from input_fns.registry import register
@@ -155,6 +155,6 @@ def _candidate_dirs(data_dir: str | None, search_dirs: Sequence[str] | None) -> 
 def _existing(path: str) -> str | None:
     """path + ".gz" if present, else path if present, else None."""
     for candidate in (path + ".gz", path):
-        if os.path.isfile(candidate):
+        if files.is_file(candidate):
             return candidate
     return None

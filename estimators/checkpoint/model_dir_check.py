@@ -22,7 +22,7 @@ def check_model_dir(model_dir: str, write: bool) -> None:
     """
     try:
         _check_bucket(model_dir)
-        if tf.io.gfile.exists(model_dir) and not tf.io.gfile.isdir(model_dir):
+        if tf.io.gfile.exists(model_dir) and not _is_folder(model_dir):
             raise ModelDirError(f"model_dir {model_dir!r} is a file, not a folder: point model_dir at a folder "
                                 "(it is created when missing).")
         if not write:
@@ -39,6 +39,15 @@ def check_model_dir(model_dir: str, write: bool) -> None:
         reason = getattr(err, "message", None) or str(err) or type(err).__name__
         raise ModelDirError(f"model_dir {model_dir!r} cannot be written ({reason.strip()}): point model_dir at a "
                             "folder you can write to (for gs://, a bucket that exists and you may write).") from None
+
+
+def _is_folder(path: str) -> bool:
+    """Whether path is a folder. A failed read raises (tf.io.gfile.isdir answers False to any error, which would
+    call a folder that could not be read "a file" or a bucket "missing")."""
+    try:
+        return tf.io.gfile.stat(path).is_directory
+    except tf.errors.NotFoundError:
+        return False
 
 
 def _topmost_missing(path: str) -> str | None:
@@ -63,6 +72,6 @@ def _check_bucket(model_dir: str) -> None:
     if not model_dir.startswith("gs://"):
         return
     bucket = "gs://" + model_dir[len("gs://"):].split("/")[0]
-    if not tf.io.gfile.isdir(bucket):
+    if not _is_folder(bucket):
         raise ModelDirError(f"model_dir {model_dir!r}: bucket {bucket} does not exist or cannot be read: create it "
                             f"(gcloud storage buckets create {bucket}) or fix the name.")
