@@ -6,7 +6,7 @@ from unittest import mock
 import pytest
 import tensorflow as tf
 
-from estimators import Estimator, EvalSpec, RunConfig, TrainSpec
+from estimators import Estimator, EstimatorSpec, EvalSpec, RunConfig, TrainSpec
 from estimators.training import train_and_evaluate as training
 
 CLUSTER = {"chief": ["host0:2222"], "ps": ["host1:2222"], "worker": ["host3:2222", "host4:2222"]}
@@ -118,3 +118,19 @@ def test_train_refuses_a_hook_of_another_kind_with_2_15s_type_error():
 
     with pytest.raises(TypeError, match="train\\(\\) hooks: each hook must be a SessionRunHook .* got str"):
         checked_hooks(["not-a-hook"], "train() hooks", Hook)
+
+
+def test_an_evaluator_whose_checkpoint_is_rotated_away_evaluates_the_newest_instead(tmp_path):
+    def model_fn(features, labels, mode):
+        step = tf.compat.v1.train.get_global_step()
+        return EstimatorSpec(mode, loss=tf.constant(0.0), train_op=tf.compat.v1.assign_add(step, 1))
+
+    est = Estimator(model_fn, config=RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=2))
+    est.train(_input_fn, max_steps=4)  # model.ckpt-0, -2, -4
+    rotated = est.latest_checkpoint()
+    for name in tf.io.gfile.glob(rotated + ".*"):
+        tf.io.gfile.remove(name)  # as a trainer's keep_checkpoint_max removes it, after the evaluator chose it
+    evaluator = training._TrainingExecutor._Evaluator(est, EvalSpec(_input_fn, steps=1), None)
+    with mock.patch.object(est, "latest_checkpoint", return_value=rotated):
+        result, _ = evaluator.evaluate_and_export()
+    assert result.checkpoint_path.endswith("model.ckpt-2") and result.metrics["global_step"] == 2

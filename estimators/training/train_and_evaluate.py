@@ -488,9 +488,7 @@ class _TrainingExecutor:
                 self._log_err_msg("No new checkpoint ready for evaluation. Skip the current evaluation pass as "
                                   "evaluation results are expected to be same for the same checkpoint.")
                 return _EvalResult(status=_EvalStatus.NO_NEW_CHECKPOINT), []
-            metrics = self._estimator.evaluate(input_fn=self._eval_spec.input_fn, steps=self._eval_spec.steps,
-                                               name=self._eval_spec.name, checkpoint_path=latest,
-                                               hooks=self._eval_spec.hooks)
+            latest, metrics = self._evaluate(latest)
             result = _EvalResult(status=_EvalStatus.EVALUATED, metrics=metrics, checkpoint_path=latest)
             final = bool(self._max_training_steps) and result.metrics[_GLOBAL_STEP] >= self._max_training_steps
             exports = self._export_eval_result(result, final)
@@ -499,6 +497,18 @@ class _TrainingExecutor:
             self._last_warning_time = 0.0
             self._previous_ckpt_path = latest
             return result, exports
+
+        def _evaluate(self, latest: str) -> tuple[str, dict]:
+            """(checkpoint evaluated, metrics): `latest`, or the newest one when a trainer beside this evaluator
+            rotated `latest` away before it was read (keep_checkpoint_max), as continuous evaluation did."""
+
+            def evaluate(path: str) -> tuple[str, dict]:
+                return path, self._estimator.evaluate(input_fn=self._eval_spec.input_fn, steps=self._eval_spec.steps,
+                                                      name=self._eval_spec.name, checkpoint_path=path,
+                                                      hooks=self._eval_spec.hooks)
+
+            checkpointer = getattr(self._estimator, "_checkpointer", None)
+            return evaluate(latest) if checkpointer is None else checkpointer.read_newest(evaluate, chosen=latest)
 
         def _log_err_msg(self, message: str) -> None:
             """Warns `message` at most every 10 minutes."""
