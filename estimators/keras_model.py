@@ -72,7 +72,6 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
         raise ValueError("Either keras_model or keras_model_path needs to be provided.")
     if keras_model is not None and keras_model_path:
         raise ValueError("Pass either keras_model or keras_model_path, not both.")
-    _check_checkpoint_format(checkpoint_format)
     batch_sizes = (train_batch_size, eval_batch_size, predict_batch_size)
     if use_tpu and train_batch_size is None:
         raise ValueError("use_tpu=True needs train_batch_size (the global batch; also eval_batch_size and "
@@ -85,6 +84,9 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
             raise ValueError(f"keras_model must be a keras.Model (Keras 3) or a tf_keras.Model (Keras 2), got "
                              f"{type(keras_model).__name__}.")
         model_fn = KerasModelFn(keras_model, custom_objects, metric_names_map, export_outputs)
+    # After the model's own checks (export_outputs naming outputs it lacks is a FormattedKeyError whatever the
+    # format, as in 2.15, where that error came first for a supported format)
+    _check_checkpoint_format(checkpoint_format)
     if use_tpu or any(size is not None for size in batch_sizes):
         return TPUEstimator(model_fn, model_dir=model_dir, config=config, params=params, use_tpu=use_tpu,
                             train_batch_size=train_batch_size, eval_batch_size=eval_batch_size,
@@ -136,6 +138,28 @@ def _without_name(optimizer_config: Any) -> Any:
         inner = {k: v for k, v in optimizer_config["config"].items() if k != "name"}
         return dict(optimizer_config, config=inner)
     return optimizer_config  # a string ("adam"): named by its class already
+
+
+def _cached_logits(outputs: Any) -> dict:
+    """{position in the flattened outputs: logits} for each output tensor that carries `_keras_logits`.
+
+    Keras (tf_keras and Keras 3) caches the logits on what a softmax or sigmoid activation returns, and its
+    crossentropies (losses and metrics: binary_crossentropy, categorical_crossentropy, ...) compute from those
+    logits when they are there. model.evaluate() scores its outputs so; the engine hands metric_fn gathered
+    copies of the outputs, without the attribute, so the logits travel with them and are put back.
+    """
+    return {str(index): tensor._keras_logits  # noqa: SLF001 - Keras's own attribute
+            for index, tensor in enumerate(tf.nest.flatten(outputs)) if hasattr(tensor, "_keras_logits")}
+
+
+def _with_cached_logits(outputs: Any, logits: dict) -> Any:
+    """`outputs` (gathered copies) with their logits cached on them again, as Keras cached them (see above)."""
+    flat = [tf.identity(tensor) if str(index) in logits else tensor
+            for index, tensor in enumerate(tf.nest.flatten(outputs))]
+    for index, tensor in enumerate(flat):
+        if str(index) in logits:
+            tensor._keras_logits = logits[str(index)]  # noqa: SLF001 - Keras's own attribute
+    return tf.nest.pack_sequence_as(outputs, flat)
 
 
 class KerasModelFn:
@@ -246,6 +270,9 @@ class KerasModelFn:
         tensors = {"y_true": targets, "y_pred": outputs}
         if sample_weight is not None:
             tensors["sample_weight"] = sample_weight
+        logits = _cached_logits(outputs)
+        if logits:
+            tensors["y_pred_logits"] = logits
         metrics = self._compile_config.get("metrics") or self._compile_config.get("weighted_metrics")
         return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(self._metric_fn, tensors) if metrics else None)
 
@@ -264,8 +291,15 @@ class KerasModelFn:
             exports[key] = output_class(predictions[key])
         return exports
 
-    def _metric_fn(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> dict:
-        """The compiled metrics, named as model.evaluate() names them, updated with the real examples."""
+    def _metric_fn(self, y_true: Any, y_pred: Any, sample_weight: Any = None, y_pred_logits: dict | None = None
+                   ) -> dict:
+        """The compiled metrics, named as model.evaluate() names them, updated with the real examples.
+
+        `y_pred_logits`: the logits Keras cached on softmax/sigmoid outputs (see _cached_logits), put back on
+        the gathered outputs so that the metrics read them as model.evaluate()'s do.
+        """
+        if y_pred_logits:
+            y_pred = _with_cached_logits(y_pred, y_pred_logits)
         config = self._deserialize({k: self._compile_config.get(k) for k in ("metrics", "weighted_metrics")})
         output_names = list(self.structure.keras_output_names or []) or None
         metrics = self._flavour.compiled_metrics(config, output_names, y_true, y_pred, sample_weight)
@@ -276,11 +310,11 @@ class KerasModelFn:
         if not names:
             return metrics
         unknown = set(metrics) - set(names)
-        if unknown:
-            raise ValueError(f"Invalid metric_names_map: the Keras model's metrics {sorted(unknown)} are not in it "
-                             f"(its metrics: {sorted(metrics)}).")
+        if unknown:  # 2.15's phrases ("do not exist", "unexpected keys"), which programs match
+            raise ValueError(f"Invalid `metric_names_map`. The Keras model's metric names {sorted(unknown)} do not "
+                             f"exist in the `metric_names_map` dictionary (its metrics: {sorted(metrics)}).")
         extra = set(names) - set(metrics)
         if extra:
-            raise ValueError(f"Invalid metric_names_map: it names metrics the Keras model does not have: "
-                             f"{sorted(extra)} (its metrics: {sorted(metrics)}).")
+            raise ValueError(f"Invalid `metric_names_map`. There are unexpected keys in the `metric_names_map` "
+                             f"dictionary: {sorted(extra)}. Expected keys: {sorted(metrics)}.")
         return {names[name]: metric for name, metric in metrics.items()}
