@@ -103,7 +103,8 @@ class Flavour:
             return model.compute_loss(x=inputs, y=targets, y_pred=outputs, sample_weight=sample_weight,
                                       training=training)
         losses = _tf_keras_losses_container()(compiled["loss"], compiled["loss_weights"],
-                                              output_names=list(model.output_names), total_loss_mean=_NoLossTracker())
+                                              output_names=list(model.output_names or []) or None,
+                                              total_loss_mean=_NoLossTracker())
         return losses(targets, outputs, sample_weight, regularization_losses=model.losses)
 
     def outside_functions_only(self, model: Any) -> set[int]:

@@ -17,6 +17,7 @@ its own Keras (estimators/keras_flavours.py), as 2.15 used Keras 2 for the Keras
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +32,7 @@ from estimators.export.receivers import build_raw_serving_input_receiver_fn
 from estimators.keras_errors import FormattedKeyError
 from estimators.keras_flavours import Flavour, flavour_of
 from estimators.keras_losses import checked_losses
-from estimators.keras_structure import ModelStructure
+from estimators.keras_structure import ModelStructure, is_subclassed
 from estimators.keras_weights import InitialWeights
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
@@ -189,8 +190,18 @@ class KerasModelFn:
         # The optimizer gets its class's default name ("adam"), not the process's count ("adam_3"): the
         # engine names its step counter by it, and a checkpoint key must not depend on what ran before.
         self._compile_config["optimizer"] = _without_name(self._compile_config["optimizer"])
-        self._model_config = {k: v for k, v in _serialized_uncompiled(flavour, keras_model).items()
-                              if k != "compile_config"}
+        # A subclassed model is rebuilt by its own class from its get_config(), as 2.15 checked it could be
+        # (model.__class__.from_config(model.get_config())): such a class is rarely registered with Keras.
+        self._subclass = type(keras_model) if is_subclassed(keras_model) else None
+        if self._subclass is not None:
+            try:
+                self._model_config = keras_model.get_config()
+            except NotImplementedError as err:
+                raise ValueError("Subclassed `Model`s passed to `model_to_estimator` must implement "
+                                 "`Model.get_config` and `Model.from_config`.") from err
+        else:
+            self._model_config = {k: v for k, v in _serialized_uncompiled(flavour, keras_model).items()
+                                  if k != "compile_config"}
         try:  # now, eagerly: a loss or metric missing from custom_objects fails here, not in a trace
             compiled = self._deserialize(self._compile_config)
         except (TypeError, ValueError) as err:
@@ -239,6 +250,11 @@ class KerasModelFn:
         return self._flavour.deserialize(config, self._custom_objects)
 
     def _rebuild(self) -> Any:
+        """A fresh copy of the Keras model: deserialized from its config, or a subclassed model's class built
+        from its get_config() with custom_objects in scope."""
+        if self._subclass is not None:
+            with self._flavour.module.utils.custom_object_scope(self._custom_objects):
+                return self._subclass.from_config(copy.deepcopy(self._model_config))
         return self._deserialize(self._model_config)
 
     # -- model_fn ---------------------------------------------------------------------------------------
