@@ -18,6 +18,7 @@ its own Keras (estimators/keras_flavours.py), as 2.15 used Keras 2 for the Keras
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -88,11 +89,27 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     # After the model's own checks (export_outputs naming outputs it lacks is a FormattedKeyError whatever the
     # format, as in 2.15, where that error came first for a supported format)
     _check_checkpoint_format(checkpoint_format)
+    warm_start_from = _keras_checkpoint(keras_model, model_dir or (config.model_dir if config else None), config)
     if use_tpu or any(size is not None for size in batch_sizes):
         return TPUEstimator(model_fn, model_dir=model_dir, config=config, params=params, use_tpu=use_tpu,
                             train_batch_size=train_batch_size, eval_batch_size=eval_batch_size,
-                            predict_batch_size=predict_batch_size, eval_on_tpu=eval_on_tpu)
-    return Estimator(model_fn, model_dir=model_dir, config=config, params=params)
+                            predict_batch_size=predict_batch_size, eval_on_tpu=eval_on_tpu,
+                            warm_start_from=warm_start_from)
+    return Estimator(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
+
+
+def _keras_checkpoint(keras_model: Any, model_dir: str | None, config: RunConfig | None) -> str | None:
+    """The checkpoint in `model_dir/keras` to warm-start from, when there is one, or None.
+
+    2.15 kept the Keras model's starting weights in model_dir/keras and warm-started the estimator from that
+    folder's latest checkpoint, so a checkpoint already there (keras_model.save_weights(model_dir/keras/...))
+    is where the estimator starts, for a Functional or Sequential model on the chief. Without one the
+    estimator starts from the Keras model's current weights (estimators/keras_weights.py), as 2.15 did by
+    writing them there first.
+    """
+    if not model_dir or is_subclassed(keras_model) or not (config.is_chief if config is not None else True):
+        return None
+    return tf.train.latest_checkpoint(os.path.join(os.fspath(model_dir), "keras"))
 
 
 def serving_input_receiver_fn(keras_model: Any, default_batch_size: int | None = None) -> Callable:
