@@ -297,8 +297,11 @@ class KerasModelFn:
         replicas = tf.distribute.get_strategy().num_replicas_in_sync  # what Keras divided its loss by
         loss = keras_loss * tf.cast(replicas, keras_loss.dtype) if replicas > 1 else keras_loss
         if training:
+            # The step advances the global step, as 2.15's (the optimizer's iterations were the global step):
+            # the graph path stops on it; the TF2 path ends every step one higher whatever train_op does.
             train_op = CrossShardOptimizer(optimizer, reduction="sum").minimize(
-                self._flavour.scale_loss(optimizer, keras_loss), var_list=model.trainable_variables)
+                self._flavour.scale_loss(optimizer, keras_loss), global_step=tf.compat.v1.train.get_global_step(),
+                var_list=model.trainable_variables)
             return TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
         tensors = {"y_true": targets, "y_pred": outputs}
         if sample_weight is not None:
