@@ -71,8 +71,14 @@ class Flavour:
         return self.module.saving.serialize_keras_object(obj)
 
     def deserialize(self, config: Any, custom_objects: dict) -> Any:
-        """A fresh object from its serialized config (Keras consumes the config it is given: a copy goes in)."""
-        return self.module.saving.deserialize_keras_object(copy.deepcopy(config), custom_objects=custom_objects)
+        """A fresh object from its serialized config (Keras consumes the config it is given: a copy goes in).
+
+        Outside Keras's safe mode: the config is the program's own model, serialized in this process (a model
+        loaded from a file passed load_model's safe mode first), so a Lambda layer's Python lambda is rebuilt
+        as 2.15's clone of the model rebuilt it.
+        """
+        return self.module.saving.deserialize_keras_object(copy.deepcopy(config), custom_objects=custom_objects,
+                                                           safe_mode=False)
 
     def is_compiled(self, model: Any) -> bool:
         flag = getattr(model, "compiled", None) if self.is_keras3 else getattr(model, "_is_compiled", None)

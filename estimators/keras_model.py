@@ -28,6 +28,7 @@ import tensorflow as tf
 from estimators import log as logging
 from estimators.cross_shard_optimizer import CrossShardOptimizer
 from estimators.estimator import Estimator
+from estimators.export import outputs as export_output_classes
 from estimators.export.outputs import ExportOutput, PredictOutput
 from estimators.export.receivers import build_raw_serving_input_receiver_fn
 from estimators.keras_errors import FormattedKeyError
@@ -120,6 +121,16 @@ def serving_input_receiver_fn(keras_model: Any, default_batch_size: int | None =
                          "keras.Input(shape, name=...), or write a serving_input_receiver_fn.")
     return build_raw_serving_input_receiver_fn({spec.name: spec for spec in structure.input_specs},
                                                default_batch_size=default_batch_size)
+
+
+def _ours(output_class: Any) -> Any:
+    """TensorFlow's own ExportOutput classes (tensorflow.python.saved_model.model_utils.export_output, what
+    2.15's tf.estimator.export.RegressionOutput etc. were) as this project's classes of the same name."""
+    from tensorflow.python.saved_model.model_utils import export_output as tf_export_output
+
+    if isinstance(output_class, type) and issubclass(output_class, tf_export_output.ExportOutput):
+        return getattr(export_output_classes, output_class.__name__, output_class)
+    return output_class
 
 
 def _check_checkpoint_format(checkpoint_format: str | None) -> None:
@@ -255,6 +266,7 @@ class KerasModelFn:
                 f"\tExpected keys: {sorted(self.structure.output_names)}\n\texport_outputs keys: "
                 f"{sorted(export_outputs)}\n\tMissed keys: {sorted(unknown)} "
                 "(not among the Keras model's output names)")
+        export_outputs = {key: _ours(output_class) for key, output_class in export_outputs.items()}
         for key, output_class in export_outputs.items():
             if not (isinstance(output_class, type) and issubclass(output_class, ExportOutput)):
                 raise ValueError(f"export_outputs[{key!r}] must be an ExportOutput class such as "

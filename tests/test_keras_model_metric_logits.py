@@ -1,4 +1,5 @@
-"""model_to_estimator's crossentropy metrics read the logits Keras cached on softmax outputs, as model.evaluate()."""
+"""model_to_estimator: crossentropy metrics read the logits Keras cached on softmax outputs (as model.evaluate()),
+and the export_outputs argument's checks."""
 
 import keras
 import numpy as np
@@ -31,3 +32,15 @@ def test_export_outputs_naming_a_missing_output_is_refused_before_checkpoint_for
     with pytest.raises(FormattedKeyError, match="Missed keys"):
         model_to_estimator(model, model_dir=str(tmp_path), checkpoint_format="checkpoint",
                            export_outputs={"missing": keras.layers.Dense})
+
+
+def test_tensorflows_own_export_output_classes_are_taken_as_ours(tmp_path):
+    from tensorflow.python.saved_model.model_utils import export_output
+
+    from estimators.export import RegressionOutput
+
+    model = keras.Sequential([keras.Input((4,), name="x"), keras.layers.Dense(1, name="out")])
+    model.compile(optimizer="sgd", loss="mse")
+    estimator = model_to_estimator(model, model_dir=str(tmp_path),
+                                   export_outputs={"out": export_output.RegressionOutput})
+    assert estimator._model_fn._export_outputs == {"out": RegressionOutput}
