@@ -64,6 +64,10 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     them), `export_outputs` {output name: ExportOutput class} for extra
     serving signatures. `use_v2_estimator` is accepted and changes nothing (there is one Estimator).
     Checkpoints are always tf.estimator's name-based ones (2.15's checkpoint_format='saver').
+    The estimator starts from the model's current weights, or, as in 2.15, from the latest checkpoint in
+    model_dir/keras when there is one. A subclassed model is rebuilt by its class from get_config() and
+    starts freshly initialised (2.15 could not carry its weights either); its inputs and outputs go by
+    position (`input_1`, `output_1`, ...).
 
     TPUEstimator's arguments (the seeds' keras_to_tpu_model path): `use_tpu`, the global
     `train_batch_size`/`eval_batch_size`/`predict_batch_size` (input_fn(params) then batches
