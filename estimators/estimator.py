@@ -40,7 +40,7 @@ from estimators.graph import export as graph_export
 from estimators.graph import predict as graph_predict
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
-from estimators.run_config import RunConfig
+from estimators.run_config import RunConfig, with_session_config
 from estimators.runtime.collection import Held, free_in_background, safe_point
 from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.predictions import split_predictions
@@ -142,7 +142,8 @@ class Estimator:
         config = config if config is not None else RunConfig()
         if model_dir and config.model_dir and model_dir != config.model_dir:
             raise ValueError(
-                f"model_dir={model_dir!r} and config.model_dir={config.model_dir!r} differ; set one of them."
+                f"`model_dir` are set both in constructor and `RunConfig`, but with different values. In "
+                f"constructor: {model_dir!r}, in `RunConfig`: {config.model_dir!r}. Set one of them."
             )
         model_dir = model_dir or config.model_dir
         if not model_dir:
@@ -151,12 +152,15 @@ class Estimator:
         self._model_dir = str(model_dir)
         # A config that already names model_dir is kept as given (it may be a subclass computing model_dir).
         self._config = config if config.model_dir == self._model_dir else config.replace(model_dir=self._model_dir)
+        self._config = with_session_config(self._config)
+        self._session_config = self._config.session_config  # 2.15's attribute: the config's, or its default
         if params is not None and not isinstance(params, Mapping):
             raise TypeError(f"params must be a dict of name -> value (model_fn receives it), got "
                             f"{type(params).__name__} {params!r:.60}: pass params={{'learning_rate': 0.1, ...}}.")
         self._params = dict(params or {})
         self._model_fn = model_fn
         self._warm_start = warm_start.settings_from(warm_start_from)
+        self._warm_start_settings = self._warm_start  # 2.15's name for it
         self._strategies: dict[str, tf.distribute.Strategy] = {}
         if config.train_distribute is None and not self._use_tpu:
             # Before any TensorFlow op: collectives can only be configured at program start.

@@ -71,8 +71,14 @@ class Flavour:
         return self.module.saving.serialize_keras_object(obj)
 
     def deserialize(self, config: Any, custom_objects: dict) -> Any:
-        """A fresh object from its serialized config (Keras consumes the config it is given: a copy goes in)."""
-        return self.module.saving.deserialize_keras_object(copy.deepcopy(config), custom_objects=custom_objects)
+        """A fresh object from its serialized config (Keras consumes the config it is given: a copy goes in).
+
+        Outside Keras's safe mode: the config is the program's own model, serialized in this process (a model
+        loaded from a file passed load_model's safe mode first), so a Lambda layer's Python lambda is rebuilt
+        as 2.15's clone of the model rebuilt it.
+        """
+        return self.module.saving.deserialize_keras_object(copy.deepcopy(config), custom_objects=custom_objects,
+                                                           safe_mode=False)
 
     def is_compiled(self, model: Any) -> bool:
         flag = getattr(model, "compiled", None) if self.is_keras3 else getattr(model, "_is_compiled", None)
@@ -103,7 +109,8 @@ class Flavour:
             return model.compute_loss(x=inputs, y=targets, y_pred=outputs, sample_weight=sample_weight,
                                       training=training)
         losses = _tf_keras_losses_container()(compiled["loss"], compiled["loss_weights"],
-                                              output_names=list(model.output_names), total_loss_mean=_NoLossTracker())
+                                              output_names=list(model.output_names or []) or None,
+                                              total_loss_mean=_NoLossTracker())
         return losses(targets, outputs, sample_weight, regularization_losses=model.losses)
 
     def outside_functions_only(self, model: Any) -> set[int]:

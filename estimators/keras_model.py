@@ -17,6 +17,8 @@ its own Keras (estimators/keras_flavours.py), as 2.15 used Keras 2 for the Keras
 
 from __future__ import annotations
 
+import copy
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -26,12 +28,13 @@ import tensorflow as tf
 from estimators import log as logging
 from estimators.cross_shard_optimizer import CrossShardOptimizer
 from estimators.estimator import Estimator
+from estimators.export import outputs as export_output_classes
 from estimators.export.outputs import ExportOutput, PredictOutput
 from estimators.export.receivers import build_raw_serving_input_receiver_fn
 from estimators.keras_errors import FormattedKeyError
 from estimators.keras_flavours import Flavour, flavour_of
 from estimators.keras_losses import checked_losses
-from estimators.keras_structure import ModelStructure
+from estimators.keras_structure import ModelStructure, is_subclassed
 from estimators.keras_weights import InitialWeights
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
@@ -61,6 +64,10 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     them), `export_outputs` {output name: ExportOutput class} for extra
     serving signatures. `use_v2_estimator` is accepted and changes nothing (there is one Estimator).
     Checkpoints are always tf.estimator's name-based ones (2.15's checkpoint_format='saver').
+    The estimator starts from the model's current weights, or, as in 2.15, from the latest checkpoint in
+    model_dir/keras when there is one. A subclassed model is rebuilt by its class from get_config() and
+    starts freshly initialised (2.15 could not carry its weights either); its inputs and outputs go by
+    position (`input_1`, `output_1`, ...).
 
     TPUEstimator's arguments (the seeds' keras_to_tpu_model path): `use_tpu`, the global
     `train_batch_size`/`eval_batch_size`/`predict_batch_size` (input_fn(params) then batches
@@ -72,7 +79,6 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
         raise ValueError("Either keras_model or keras_model_path needs to be provided.")
     if keras_model is not None and keras_model_path:
         raise ValueError("Pass either keras_model or keras_model_path, not both.")
-    _check_checkpoint_format(checkpoint_format)
     batch_sizes = (train_batch_size, eval_batch_size, predict_batch_size)
     if use_tpu and train_batch_size is None:
         raise ValueError("use_tpu=True needs train_batch_size (the global batch; also eval_batch_size and "
@@ -85,11 +91,30 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
             raise ValueError(f"keras_model must be a keras.Model (Keras 3) or a tf_keras.Model (Keras 2), got "
                              f"{type(keras_model).__name__}.")
         model_fn = KerasModelFn(keras_model, custom_objects, metric_names_map, export_outputs)
+    # After the model's own checks (export_outputs naming outputs it lacks is a FormattedKeyError whatever the
+    # format, as in 2.15, where that error came first for a supported format)
+    _check_checkpoint_format(checkpoint_format)
+    warm_start_from = _keras_checkpoint(keras_model, model_dir or (config.model_dir if config else None), config)
     if use_tpu or any(size is not None for size in batch_sizes):
         return TPUEstimator(model_fn, model_dir=model_dir, config=config, params=params, use_tpu=use_tpu,
                             train_batch_size=train_batch_size, eval_batch_size=eval_batch_size,
-                            predict_batch_size=predict_batch_size, eval_on_tpu=eval_on_tpu)
-    return Estimator(model_fn, model_dir=model_dir, config=config, params=params)
+                            predict_batch_size=predict_batch_size, eval_on_tpu=eval_on_tpu,
+                            warm_start_from=warm_start_from)
+    return Estimator(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
+
+
+def _keras_checkpoint(keras_model: Any, model_dir: str | None, config: RunConfig | None) -> str | None:
+    """The checkpoint in `model_dir/keras` to warm-start from, when there is one, or None.
+
+    2.15 kept the Keras model's starting weights in model_dir/keras and warm-started the estimator from that
+    folder's latest checkpoint, so a checkpoint already there (keras_model.save_weights(model_dir/keras/...))
+    is where the estimator starts, for a Functional or Sequential model on the chief. Without one the
+    estimator starts from the Keras model's current weights (estimators/keras_weights.py), as 2.15 did by
+    writing them there first.
+    """
+    if not model_dir or is_subclassed(keras_model) or not (config.is_chief if config is not None else True):
+        return None
+    return tf.train.latest_checkpoint(os.path.join(os.fspath(model_dir), "keras"))
 
 
 def serving_input_receiver_fn(keras_model: Any, default_batch_size: int | None = None) -> Callable:
@@ -100,6 +125,16 @@ def serving_input_receiver_fn(keras_model: Any, default_batch_size: int | None =
                          "keras.Input(shape, name=...), or write a serving_input_receiver_fn.")
     return build_raw_serving_input_receiver_fn({spec.name: spec for spec in structure.input_specs},
                                                default_batch_size=default_batch_size)
+
+
+def _ours(output_class: Any) -> Any:
+    """TensorFlow's own ExportOutput classes (tensorflow.python.saved_model.model_utils.export_output, what
+    2.15's tf.estimator.export.RegressionOutput etc. were) as this project's classes of the same name."""
+    from tensorflow.python.saved_model.model_utils import export_output as tf_export_output
+
+    if isinstance(output_class, type) and issubclass(output_class, tf_export_output.ExportOutput):
+        return getattr(export_output_classes, output_class.__name__, output_class)
+    return output_class
 
 
 def _check_checkpoint_format(checkpoint_format: str | None) -> None:
@@ -138,6 +173,28 @@ def _without_name(optimizer_config: Any) -> Any:
     return optimizer_config  # a string ("adam"): named by its class already
 
 
+def _cached_logits(outputs: Any) -> dict:
+    """{position in the flattened outputs: logits} for each output tensor that carries `_keras_logits`.
+
+    Keras (tf_keras and Keras 3) caches the logits on what a softmax or sigmoid activation returns, and its
+    crossentropies (losses and metrics: binary_crossentropy, categorical_crossentropy, ...) compute from those
+    logits when they are there. model.evaluate() scores its outputs so; the engine hands metric_fn gathered
+    copies of the outputs, without the attribute, so the logits travel with them and are put back.
+    """
+    return {str(index): tensor._keras_logits  # noqa: SLF001 - Keras's own attribute
+            for index, tensor in enumerate(tf.nest.flatten(outputs)) if hasattr(tensor, "_keras_logits")}
+
+
+def _with_cached_logits(outputs: Any, logits: dict) -> Any:
+    """`outputs` (gathered copies) with their logits cached on them again, as Keras cached them (see above)."""
+    flat = [tf.identity(tensor) if str(index) in logits else tensor
+            for index, tensor in enumerate(tf.nest.flatten(outputs))]
+    for index, tensor in enumerate(flat):
+        if str(index) in logits:
+            tensor._keras_logits = logits[str(index)]  # noqa: SLF001 - Keras's own attribute
+    return tf.nest.pack_sequence_as(outputs, flat)
+
+
 class KerasModelFn:
     """model_fn(features, labels, mode, params) for a compiled Keras model (see the module docstring)."""
 
@@ -165,8 +222,18 @@ class KerasModelFn:
         # The optimizer gets its class's default name ("adam"), not the process's count ("adam_3"): the
         # engine names its step counter by it, and a checkpoint key must not depend on what ran before.
         self._compile_config["optimizer"] = _without_name(self._compile_config["optimizer"])
-        self._model_config = {k: v for k, v in _serialized_uncompiled(flavour, keras_model).items()
-                              if k != "compile_config"}
+        # A subclassed model is rebuilt by its own class from its get_config(), as 2.15 checked it could be
+        # (model.__class__.from_config(model.get_config())): such a class is rarely registered with Keras.
+        self._subclass = type(keras_model) if is_subclassed(keras_model) else None
+        if self._subclass is not None:
+            try:
+                self._model_config = keras_model.get_config()
+            except NotImplementedError as err:
+                raise ValueError("Subclassed `Model`s passed to `model_to_estimator` must implement "
+                                 "`Model.get_config` and `Model.from_config`.") from err
+        else:
+            self._model_config = {k: v for k, v in _serialized_uncompiled(flavour, keras_model).items()
+                                  if k != "compile_config"}
         try:  # now, eagerly: a loss or metric missing from custom_objects fails here, not in a trace
             compiled = self._deserialize(self._compile_config)
         except (TypeError, ValueError) as err:
@@ -203,6 +270,7 @@ class KerasModelFn:
                 f"\tExpected keys: {sorted(self.structure.output_names)}\n\texport_outputs keys: "
                 f"{sorted(export_outputs)}\n\tMissed keys: {sorted(unknown)} "
                 "(not among the Keras model's output names)")
+        export_outputs = {key: _ours(output_class) for key, output_class in export_outputs.items()}
         for key, output_class in export_outputs.items():
             if not (isinstance(output_class, type) and issubclass(output_class, ExportOutput)):
                 raise ValueError(f"export_outputs[{key!r}] must be an ExportOutput class such as "
@@ -215,6 +283,11 @@ class KerasModelFn:
         return self._flavour.deserialize(config, self._custom_objects)
 
     def _rebuild(self) -> Any:
+        """A fresh copy of the Keras model: deserialized from its config, or a subclassed model's class built
+        from its get_config() with custom_objects in scope."""
+        if self._subclass is not None:
+            with self._flavour.module.utils.custom_object_scope(self._custom_objects):
+                return self._subclass.from_config(copy.deepcopy(self._model_config))
         return self._deserialize(self._model_config)
 
     # -- model_fn ---------------------------------------------------------------------------------------
@@ -240,12 +313,18 @@ class KerasModelFn:
         replicas = tf.distribute.get_strategy().num_replicas_in_sync  # what Keras divided its loss by
         loss = keras_loss * tf.cast(replicas, keras_loss.dtype) if replicas > 1 else keras_loss
         if training:
+            # The step advances the global step, as 2.15's (the optimizer's iterations were the global step):
+            # the graph path stops on it; the TF2 path ends every step one higher whatever train_op does.
             train_op = CrossShardOptimizer(optimizer, reduction="sum").minimize(
-                self._flavour.scale_loss(optimizer, keras_loss), var_list=model.trainable_variables)
+                self._flavour.scale_loss(optimizer, keras_loss), global_step=tf.compat.v1.train.get_global_step(),
+                var_list=model.trainable_variables)
             return TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
         tensors = {"y_true": targets, "y_pred": outputs}
         if sample_weight is not None:
             tensors["sample_weight"] = sample_weight
+        logits = _cached_logits(outputs)
+        if logits:
+            tensors["y_pred_logits"] = logits
         metrics = self._compile_config.get("metrics") or self._compile_config.get("weighted_metrics")
         return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(self._metric_fn, tensors) if metrics else None)
 
@@ -264,8 +343,15 @@ class KerasModelFn:
             exports[key] = output_class(predictions[key])
         return exports
 
-    def _metric_fn(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> dict:
-        """The compiled metrics, named as model.evaluate() names them, updated with the real examples."""
+    def _metric_fn(self, y_true: Any, y_pred: Any, sample_weight: Any = None, y_pred_logits: dict | None = None
+                   ) -> dict:
+        """The compiled metrics, named as model.evaluate() names them, updated with the real examples.
+
+        `y_pred_logits`: the logits Keras cached on softmax/sigmoid outputs (see _cached_logits), put back on
+        the gathered outputs so that the metrics read them as model.evaluate()'s do.
+        """
+        if y_pred_logits:
+            y_pred = _with_cached_logits(y_pred, y_pred_logits)
         config = self._deserialize({k: self._compile_config.get(k) for k in ("metrics", "weighted_metrics")})
         output_names = list(self.structure.keras_output_names or []) or None
         metrics = self._flavour.compiled_metrics(config, output_names, y_true, y_pred, sample_weight)
@@ -276,11 +362,11 @@ class KerasModelFn:
         if not names:
             return metrics
         unknown = set(metrics) - set(names)
-        if unknown:
-            raise ValueError(f"Invalid metric_names_map: the Keras model's metrics {sorted(unknown)} are not in it "
-                             f"(its metrics: {sorted(metrics)}).")
+        if unknown:  # 2.15's phrases ("do not exist", "unexpected keys"), which programs match
+            raise ValueError(f"Invalid `metric_names_map`. The Keras model's metric names {sorted(unknown)} do not "
+                             f"exist in the `metric_names_map` dictionary (its metrics: {sorted(metrics)}).")
         extra = set(names) - set(metrics)
         if extra:
-            raise ValueError(f"Invalid metric_names_map: it names metrics the Keras model does not have: "
-                             f"{sorted(extra)} (its metrics: {sorted(metrics)}).")
+            raise ValueError(f"Invalid `metric_names_map`. There are unexpected keys in the `metric_names_map` "
+                             f"dictionary: {sorted(extra)}. Expected keys: {sorted(metrics)}.")
         return {names[name]: metric for name, metric in metrics.items()}

@@ -16,6 +16,7 @@ accepted as well (`input_aliases`). A tf_keras (Keras 2) model keeps Keras 2's o
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,9 +47,12 @@ class ModelStructure:
     outputs_are_list: bool
     keras_output_names: tuple[str, ...] | None  # what Keras's compile() names per-output metrics by
     input_aliases: dict = field(default_factory=dict)  # {Keras 2's name: the input's name} (see the module doc)
+    subclassed: bool = False  # a subclassed model: inputs and outputs by position (see subclassed_model)
 
     @classmethod
     def of(cls, model: Any) -> ModelStructure:
+        if is_subclassed(model):
+            return cls.subclassed_model()
         inputs = getattr(model, "inputs", None) if model.built else None
         structure = getattr(model, "input", None) if inputs else None
         inputs_are_dict = isinstance(structure, dict)
@@ -74,6 +78,13 @@ class ModelStructure:
                    isinstance(outputs, (list, tuple)), tuple(keras_names) if keras_names else None,
                    _keras2_input_aliases(model, names))
 
+    @classmethod
+    def subclassed_model(cls) -> ModelStructure:
+        """A subclassed model's structure, as 2.15 took it: its inputs and outputs are known only by position,
+        named `input_1`, `input_2`, ... and `output_1`, `output_2`, ... (keras_lib's names for them); dict
+        features are handed to the model as they are, dict labels are taken in `output_N` order."""
+        return cls(None, None, False, (), False, False, None, {}, subclassed=True)
+
     # -- features -> model inputs ----------------------------------------------------------------
     def inputs(self, features: Any) -> tuple[Any, Any]:
         """(what to call the model on, sample weights or None) for input_fn's features."""
@@ -82,6 +93,8 @@ class ModelStructure:
             features, sample_weight = features["features"], features["sample_weights"]
         if features is None:
             raise ValueError("model_to_estimator's model needs features; input_fn returned none.")
+        if self.subclassed:
+            return features, sample_weight
         if self.input_names is None:
             if isinstance(features, dict):
                 raise ValueError(
@@ -107,6 +120,8 @@ class ModelStructure:
         if isinstance(outputs, dict):
             return dict(outputs)
         flat = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        if self.subclassed:
+            return {name: value for name, value in zip(_positional("output", len(flat)), flat, strict=True)}
         if len(flat) != len(self.output_names):
             raise ValueError(f"The model returned {len(flat)} outputs for its {len(self.output_names)} output "
                              f"names {list(self.output_names)}.")
@@ -117,6 +132,8 @@ class ModelStructure:
         if labels is None:
             raise ValueError("Training and evaluating a Keras model need labels; input_fn returned features only.")
         names = self.output_names
+        if self.subclassed:
+            names = tuple(_positional("output", len(labels) if isinstance(labels, (dict, list, tuple)) else 1))
         if isinstance(outputs, dict):
             if not isinstance(labels, dict) and len(names) == 1:
                 return {names[0]: labels}
@@ -125,6 +142,21 @@ class ModelStructure:
         if isinstance(outputs, (list, tuple)):
             return list(values)
         return values[0]
+
+
+def _positional(what: str, count: int) -> list[str]:
+    return [f"{what}_{index}" for index in range(1, count + 1)]
+
+
+def is_subclassed(model: Any) -> bool:
+    """A model of a Model subclass whose layers its own call() connects (no Functional graph, not a Sequential)."""
+    if isinstance(model, keras.Model):
+        from keras.src.models.functional import Functional
+
+        return not isinstance(model, (keras.Sequential, Functional))
+    tf_keras = sys.modules.get("tf_keras")  # a tf_keras model exists only when tf_keras is loaded
+    return (tf_keras is not None and isinstance(model, tf_keras.Model) and not model._is_graph_network  # noqa: SLF001
+            and not isinstance(model, tf_keras.Sequential))
 
 
 def _keras2_input_aliases(model: Any, names: tuple[str, ...] | None) -> dict:

@@ -245,6 +245,19 @@ def get_default_session_config() -> tf.compat.v1.ConfigProto:
                                     graph_options=tf.compat.v1.GraphOptions(rewrite_options=rewrite))
 
 
+def with_session_config(config: RunConfig) -> RunConfig:
+    """`config` when it has a session_config, else a copy carrying get_default_session_config(): 2.15's Estimator
+    made its config so (maybe_overwrite_model_dir_and_session_config) and read `_session_config` from it. The
+    default is not the program's setting, so it is not logged as ignored."""
+    if config.session_config is not None:
+        return config
+    default = get_default_session_config()
+    new = copy.copy(config)
+    object.__setattr__(new, "_session_config", default)
+    object.__setattr__(new, "_default_session_config", default)
+    return new
+
+
 _DEVICE_FILTERS = {
     TaskType.MASTER: ["/job:ps", "/job:master"],
     TaskType.CHIEF: ["/job:ps", "/job:chief"],
@@ -265,6 +278,37 @@ def distributed_session_config(task_type: str | None, task_id: int | None) -> tf
     return config
 
 
+class _Stored:
+    """A RunConfig setting kept in the instance's `_<name>` and read through a property, 2.15's layout.
+
+    2.15's RunConfig kept model_dir and session_config in `_model_dir` and `_session_config` behind read-only
+    properties, so programs set `config._session_config` to change it and subclasses override the property
+    (`model_dir` computed). A dataclass field whose default is this descriptor is stored there too.
+    """
+
+    def __init__(self, default: Any = None):
+        self._default = default
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self._default  # the dataclass's default for the field
+        return vars(instance).get(f"_{self._name}", self._default)
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        object.__setattr__(instance, f"_{self._name}", value)
+
+
+def _storing_setter(name: str) -> Any:
+    def store(self: Any, value: Any) -> None:
+        object.__setattr__(self, f"_{name}", value)
+
+    return store
+
+
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
     """Where a run writes and how often, and which hardware runs it: tf.estimator 2.15's RunConfig and
@@ -282,12 +326,12 @@ class RunConfig:
     "graph" (tf.Graph and sessions, as tf.estimator) or "tf2" (tf.function under tf.distribute).
     """
 
-    model_dir: str | None = None
+    model_dir: str | None = _Stored()  # in `_model_dir`, as 2.15 kept it
     tf_random_seed: int | None = None
     save_summary_steps: int | None = 100
     save_checkpoints_steps: int | None = USE_DEFAULT
     save_checkpoints_secs: float | None = USE_DEFAULT
-    session_config: Any = None
+    session_config: Any = _Stored()  # in `_session_config`, as 2.15 kept it
     keep_checkpoint_max: int | None = 5
     keep_checkpoint_every_n_hours: float = 10000
     log_step_count_steps: int | None = 100
@@ -309,6 +353,16 @@ class RunConfig:
     precision: str | None = None
     save_input_position: bool = True
     execution: str | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass may override a setting with a read-only property, as 2.15 allowed (its settings were
+        read-only properties over `_<name>`): construction then stores the given value in `_<name>`, and the
+        subclass's property decides what the config reports."""
+        super().__init_subclass__(**kwargs)
+        for name in _FIELDS:
+            attribute = vars(cls).get(name)
+            if isinstance(attribute, property) and attribute.fset is None:
+                setattr(cls, name, property(attribute.fget, _storing_setter(name), attribute.fdel, attribute.__doc__))
 
     def __post_init__(self) -> None:
         info = getattr(_REPLACING, "info", None) or cluster_info()

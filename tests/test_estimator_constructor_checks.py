@@ -132,3 +132,15 @@ def test_a_fractional_step_count_trains_to_the_first_step_past_it_as_2_15s_stop_
     estimator = Estimator(model_fn, model_dir=str(tmp_path))
     estimator.train(lambda: _input_fn({"batch_size": 4}), steps=2.5)
     assert estimator.get_variable_value("global_step") == 3
+
+
+def test_model_dir_in_constructor_and_config_differing_is_2_15s_error(tmp_path):
+    with pytest.raises(ValueError, match="`model_dir` are set both in constructor and `RunConfig`, but with different "
+                                         "values"):
+        Estimator(model_fn_without_params, model_dir=str(tmp_path / "a"), config=RunConfig(model_dir=str(tmp_path)))
+
+
+def test_warm_start_settings_are_kept_as_2_15s_attribute(tmp_path):
+    estimator = Estimator(model_fn_without_params, warm_start_from=str(tmp_path))
+    assert estimator._warm_start_settings.ckpt_to_initialize_from == str(tmp_path)
+    assert Estimator(model_fn_without_params)._warm_start_settings is None

@@ -394,7 +394,7 @@ def test_metric_names_map_renames_every_compiled_metric(trained_sequential):
     results = renamed.evaluate(lambda: tf.data.Dataset.from_tensor_slices((x, y)).batch(16))
     assert set(results) == {"acc", "loss", "global_step"}
     wrong = model_to_estimator(sequential(), model_dir=estimator.model_dir, metric_names_map={"acuracy": "acc"})
-    with pytest.raises(ValueError, match=r"metrics \['accuracy'\] are not in it"):
+    with pytest.raises(ValueError, match=r"metric names \['accuracy'\] do not exist"):
         wrong.evaluate(lambda: tf.data.Dataset.from_tensor_slices((x, y)).batch(16))
 
 
