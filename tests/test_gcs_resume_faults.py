@@ -26,6 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUCKET = "resume-faults-test"
 RUN = f"gs://{BUCKET}/run"
 STATE_FILE = "run/checkpoint"  # the `checkpoint` state file's object: its metadata and media requests
+NEWEST_DATA = "run/model.ckpt-8.data"  # the newest checkpoint's values, read by the restore of a resume
 LISTING = "delimiter=/&prefix=run/"  # the listing of model_dir's files (decoded query of the objects list)
 
 pytestmark = pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or "")
@@ -88,6 +89,9 @@ def runs() -> Iterator[dict]:
         record["objects_after_persistent"] = _objects(gcs)
         record["transient"], record["transient_failed"], record["transient_log"] = _phase(
             gcs, 2, {STATE_FILE: "error", LISTING: "error"}, {STATE_FILE: 2, LISTING: 2})
+        record["objects_before_restore_fault"] = _objects(gcs)
+        record["restore"], record["restore_failed"], record["restore_log"] = _phase(gcs, 2, {NEWEST_DATA: "error"})
+        record["objects_after_restore_fault"] = _objects(gcs)
         yield record
 
 
@@ -122,3 +126,14 @@ def test_tensorflow_reads_the_state_file_written_on_gcs(runs):
         ("all_model_checkpoint_paths", 6)])
     assert first["tf_latest"] == f"{RUN}/model.ckpt-6"
     assert first["tf_listed"] == [f"{RUN}/model.ckpt-{step}" for step in (2, 4, 6)]
+
+
+def test_a_newest_checkpoint_that_cannot_be_read_stops_train_instead_of_resuming_from_an_older_one(runs):
+    assert runs["restore_failed"], "the fault was never hit"
+    assert "error" in runs["restore"], runs["restore_log"][-3000:]
+    assert "model.ckpt-8" in runs["restore"]["error"] and "\n" not in runs["restore"]["error"]
+    assert "starting fresh" not in runs["restore_log"]
+
+
+def test_a_newest_checkpoint_that_cannot_be_read_changes_nothing_in_model_dir(runs):
+    assert runs["objects_after_restore_fault"] == runs["objects_before_restore_fault"]
