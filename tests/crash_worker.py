@@ -10,8 +10,9 @@ It reports what it does as JSON lines on stdout (flushed at once), which the tes
   {"event": "interrupted", "step": S, "checkpoint": P, "message": M}   train() raised TrainingInterrupted
   {"event": "done", "step": S}               train() returned
   {"event": "step_started", "count": N}      (with --step_delay_ms) the N-th step of this process is running
-`--hold_after_save` blocks inside the first saving listener call after a save (until killed): the process
-then holds the trainer lock with a checkpoint written. `--slow_save_s` sleeps before every save.
+`--hold_after_save` blocks inside the first saving listener call after a save past the starting state
+(model.ckpt-0, which a fresh run saves first, as 2.15 did) until killed: the process then holds the trainer
+lock with a trained checkpoint written. `--slow_save_s` sleeps before every save.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ class SaveReporter(SavingListener):
 
     def after_save(self, step: int, path) -> None:
         emit("after_save", step=step)
-        if self._hold:
+        if self._hold and step > 0:
             time.sleep(600)
 
 
