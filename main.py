@@ -90,7 +90,10 @@ def run_cli(argv: list[str] | None = None) -> None:
 def _exit_now(status: object) -> None:
     """Ends the process with `status` once its output is flushed: the interpreter's teardown of TensorFlow took
     3-20 s more here, and nothing is left to write (checkpoints, summaries and exports are complete when a
-    call returns). A string status is printed and exits 1, as Python does."""
+    call returns). A string status is printed and exits 1, as Python does. Before TensorFlow was imported
+    (help, flag mistakes) there is nothing slow to tear down: a normal exit, callers' cleanups included."""
+    if "tensorflow" not in sys.modules:
+        raise SystemExit(status)
     if status is not None and not isinstance(status, int):
         print(status, file=sys.stderr)
         status = 1

@@ -495,7 +495,6 @@ class Estimator:
                                             stopping=lambda: self._stop.signal_name is not None)
             plan = self._train_plan(runtime, run_loop, trace, start, target, hooks, listeners,
                                     held if chief else None, display)
-            plan.save_first = latest is None
             result = TrainController(plan).run()
         if result.stopped_by == SIGNAL:
             raise TrainingInterrupted(self._stop.signal_name or "a signal", result.step, result.checkpoint)

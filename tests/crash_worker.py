@@ -11,7 +11,7 @@ It reports what it does as JSON lines on stdout (flushed at once), which the tes
   {"event": "done", "step": S}               train() returned
   {"event": "step_started", "count": N}      (with --step_delay_ms) the N-th step of this process is running
 `--hold_after_save` blocks inside the first saving listener call after a save past the starting state
-(model.ckpt-0, which a fresh run saves first, as 2.15 did) until killed: the process then holds the trainer
+(the graph path saves model.ckpt-0 first, as 2.15 did) until killed: the process then holds the trainer
 lock with a trained checkpoint written. `--slow_save_s` sleeps before every save.
 """
 

@@ -112,7 +112,7 @@ def test_nan_loss_stops_training_without_a_checkpoint(tmp_path):
     estimator = _estimator(tmp_path)
     with pytest.raises(FloatingPointError, match=r"Loss became nan"):
         estimator.train(m.train_input_fn(x, y), max_steps=4)
-    assert estimator.latest_checkpoint().endswith("model.ckpt-0")  # the starting state only, as 2.15 saved it
+    assert estimator.latest_checkpoint() is None
 
 
 @pytest.mark.parametrize(

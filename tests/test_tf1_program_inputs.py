@@ -67,6 +67,12 @@ def test_constant_tensors_from_input_fn_repeat_every_step(tmp_path):
 def test_input_fn_returning_something_else_is_refused_by_name(tmp_path):
     estimator = Estimator(counting_model_fn, model_dir=str(tmp_path))
     with pytest.raises(ValueError, match="input_fn must return a tf.data.Dataset, or `features`"):
+        estimator.train(lambda: "features", steps=1)
+
+
+def test_input_fn_returning_three_items_is_refused_with_2_15s_len_2_rule(tmp_path):
+    estimator = Estimator(counting_model_fn, model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match=r"input_fn should return \(features, labels\) as a len 2 tuple"):
         estimator.train(lambda: [1, 2, 3], steps=1)
 
 

@@ -50,7 +50,6 @@ class TrainPlan:
     input_advanced: Callable[[int, bool], None]
     hooks: Sequence[Hook] = ()
     listeners: Sequence[SavingListener] = ()
-    save_first: bool = False  # a fresh run: save the state it starts from, as 2.15's CheckpointSaverHook did
     resume_note: Callable[[], str] | None = None  # the NaN error's sentence naming the latest finite checkpoint
 
 
@@ -69,12 +68,7 @@ class TrainController:
             hook.begin(step)
         for listener in plan.listeners:
             listener.begin()
-        listener_stop = False
-        if plan.save_first:  # model.ckpt-<start> before the first step (2.15: after_create_session)
-            checkpoint, listener_stop = self._save(step)
-            last_saved = step
-            stopped_by = HOOK if listener_stop else stopped_by
-        while step < plan.target and not listener_stop:
+        while step < plan.target:
             iterations = plan.iterations.next(plan.target - step)
             started = time.monotonic()
             result = plan.run_loop(iterations)
