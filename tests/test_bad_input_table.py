@@ -481,7 +481,8 @@ def test_no_file_the_project_reads_can_run_code():
     offenders = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in paths
                  for number, line in enumerate(path.read_text().splitlines(), 1)
                  if pattern.search(line.split("#")[0])]
-    reading = [line for line in offenders if not (line.startswith(_READS_NO_FILE) and line.endswith("safe_mode=False)"))]
+    reading = [line for line in offenders
+               if not (line.startswith(_READS_NO_FILE) and line.endswith("safe_mode=False)"))]
     assert reading == []
 
 
