@@ -18,8 +18,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
+
+if __package__ in (None, ""):  # run as a script: the repository root on the path, for `bench`
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.speed_program import run_speed_program  # noqa: E402
 
 PROGRAM = r"""
 import json, sys, tempfile, time
@@ -72,15 +76,7 @@ print("SPEED", json.dumps({"step_ms": 1000 * (times[1] - times[0]) / (N2 - N1), 
 
 
 def run(contender: str, python: str, batch: int, n1: int, n2: int) -> dict:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run([python, "-c", PROGRAM, contender, str(batch), str(n1), str(n2)], capture_output=True,
-                          text=True, env=env, timeout=1800)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("SPEED ")]
-    if done.returncode or not lines:
-        raise RuntimeError(f"{contender} failed:\n{done.stderr[-3000:]}")
-    return json.loads(lines[0][len("SPEED "):])
+    return run_speed_program(PROGRAM, python, [contender, str(batch), str(n1), str(n2)])
 
 
 def main() -> None:
