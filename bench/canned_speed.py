@@ -15,15 +15,15 @@ their wall times over N2 - N1 steps, so graph building, session start and checkp
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
-import statistics
 import sys
 
 if __package__ in (None, ""):  # run as a script: the repository root on the path, for `bench`
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.speed_program import run_speed_program  # noqa: E402
+from bench.speed_program import medians_taking_turns, run_speed_program  # noqa: E402
 
 PROGRAM = r"""
 import json, sys, tempfile, time
@@ -87,12 +87,9 @@ def main() -> None:
     parser.add_argument("--python215", default="/work/venv215/bin/python")
     args = parser.parse_args()
     pythons = {"tf215": args.python215, "ours": sys.executable}
-    step_ms: dict[str, list[float]] = {name: [] for name in pythons}
-    for round_ in range(args.rounds):
-        for name, python in pythons.items():
-            step_ms[name].append(run(name, python, args.batch, *args.steps)["step_ms"])
-            print(f"round {round_ + 1} {name}: {step_ms[name][-1]:.2f} ms/step", flush=True)
-    median = {name: statistics.median(values) for name, values in step_ms.items()}
+    measures = {name: functools.partial(lambda n, p: run(n, p, args.batch, *args.steps)["step_ms"], name, python)
+                for name, python in pythons.items()}
+    median = medians_taking_turns(measures, args.rounds, "ms/step", 2)
     print(json.dumps({"median_step_ms": median, "ours_vs_tf215_step_time": median["ours"] / median["tf215"]},
                      indent=1))
 

@@ -15,15 +15,15 @@ difference of their wall times, so graph building, session creation and tracing 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
-import statistics
 import sys
 
 if __package__ in (None, ""):  # run as a script: the repository root on the path, for `bench`
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.speed_program import run_speed_program  # noqa: E402
+from bench.speed_program import medians_taking_turns, run_speed_program  # noqa: E402
 
 PROGRAM = r"""
 import json, os, sys, tempfile, time
@@ -87,12 +87,9 @@ def main() -> None:
     parser.add_argument("--python215", default="/work/venv215/bin/python")
     args = parser.parse_args()
     pythons = {"tf215": args.python215, "graph": sys.executable, "tf2": sys.executable}
-    speeds: dict[str, list[float]] = {name: [] for name in pythons}
-    for round_ in range(args.rounds):
-        for name, python in pythons.items():
-            speeds[name].append(run(name, python, args.batch, *args.steps)["examples_per_sec"])
-            print(f"round {round_ + 1} {name}: {speeds[name][-1]:.1f} examples/sec", flush=True)
-    median = {name: statistics.median(values) for name, values in speeds.items()}
+    measures = {name: functools.partial(lambda n, p: run(n, p, args.batch, *args.steps)["examples_per_sec"], name,
+                                        python) for name, python in pythons.items()}
+    median = medians_taking_turns(measures, args.rounds, "examples/sec", 1)
     print(json.dumps({"median_examples_per_sec": median, "graph_vs_tf215": median["graph"] / median["tf215"],
                       "graph_vs_tf2": median["graph"] / median["tf2"]}, indent=1))
 
