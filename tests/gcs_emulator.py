@@ -17,6 +17,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -429,6 +430,19 @@ class GcsEmulator:
             "GCS_RETRY_CONFIG_INIT_DELAY_TIME_US": "100000",
             "GCS_STAT_CACHE_MAX_AGE": "0",
         }
+
+    def run_script(self, script: str, *argv: str, timeout: float = 300) -> dict:
+        """`python -c script *argv` with this emulator's environment and the repository importable: the JSON of
+        its last `RESULT ` line; RuntimeError with stderr's tail when it fails or prints none."""
+        root = str(Path(__file__).resolve().parent.parent)
+        env = dict(os.environ, **self.env(), TF_CPP_MIN_LOG_LEVEL="2",
+                   PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
+        done = subprocess.run([sys.executable, "-c", script, *argv], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=timeout)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+        if done.returncode or not lines:
+            raise RuntimeError(f"gs:// script failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
+        return json.loads(lines[-1][len("RESULT "):])
 
     @property
     def refused(self) -> list[str]:

@@ -8,10 +8,6 @@ the steps (TensorFlow reads the GCS settings when it loads); each test checks on
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -19,7 +15,6 @@ import pytest
 from tests.gcs_emulator import GcsEmulator, unavailable_reason
 from tests.gcs_faults import insert_relay
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUCKET = "checkpointer-test"
 RUN = f"gs://{BUCKET}/run"
 FAULTS = {"model.ckpt-4.index": "error", "model.ckpt-8": "drop"}
@@ -84,14 +79,10 @@ def record() -> Iterator[tuple[dict, set, list]]:
     with GcsEmulator(BUCKET) as gcs:
         relay = insert_relay(gcs, FAULTS)
         try:
-            env = dict(os.environ, **gcs.env(), TF_CPP_MIN_LOG_LEVEL="2",
-                       PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
-            done = subprocess.run([sys.executable, "-c", _SCRIPT, f"gs://{BUCKET}"], cwd=ROOT, env=env,
-                                  capture_output=True, text=True, timeout=300)
-            lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-            if done.returncode or not lines:
-                pytest.fail(f"gs:// script failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
-            result = json.loads(lines[-1][len("RESULT "):])
+            try:
+                result = gcs.run_script(_SCRIPT, f"gs://{BUCKET}")
+            except RuntimeError as failed_run:
+                pytest.fail(str(failed_run))
             names = set(gcs.object_names())
             failed = list(relay.failed)
         finally:

@@ -6,16 +6,10 @@ emulator's environment when TensorFlow loads its GCS filesystem.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
 from tests.gcs_emulator import GcsEmulator, unavailable_reason
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUCKET = "data-test"
 
 pytestmark = pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or "")
@@ -56,14 +50,10 @@ print("RESULT " + json.dumps({
 @pytest.fixture(scope="module")
 def loaded() -> dict:
     with GcsEmulator(BUCKET) as gcs:
-        env = dict(os.environ, **gcs.env(), TF_CPP_MIN_LOG_LEVEL="2",
-                   PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
-        done = subprocess.run([sys.executable, "-c", _SCRIPT, f"gs://{BUCKET}"], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=300)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    if done.returncode or not lines:
-        pytest.fail(f"the loaders failed on gs:// (exit {done.returncode}):\n{done.stderr[-4000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+        try:
+            return gcs.run_script(_SCRIPT, f"gs://{BUCKET}")
+        except RuntimeError as failed_run:
+            pytest.fail(f"the loaders failed on gs://: {failed_run}")
 
 
 def test_fashion_mnist_reads_its_gzip_idx_files_from_a_gs_data_dir(loaded):
