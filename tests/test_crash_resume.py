@@ -20,10 +20,10 @@ from estimators.checkpoint.checkpointer import Checkpointer
 from tests.worker_process import Worker, assert_bit_exact, checkpoint_values, reference_values, run_to_end
 
 SEED = 20260
-MAX_STEPS = 400
+MAX_STEPS = 200
 ARGS = ("--iterations_per_loop=3", "--save_steps=2")
-KILLS, SIGTERMS, STARTUP_KILLS = 20, 5, 2
-MAX_STEPS_PER_LIFE = 12  # a life is stopped after at most this many steps: 27 lives cannot finish the run
+KILLS, SIGTERMS, STARTUP_KILLS = 10, 3, 1
+MAX_STEPS_PER_LIFE = 12  # a life is stopped after at most this many steps: 14 lives cannot finish the run
 IN_SAVE_SHARE = 0.5  # kills aimed at a save: sent 0-2 ms after the worker announces one
 LEFTOVER = re.compile(r"\.tempstate\d+$|_temp(_[0-9a-f]{32})?$|\.tmp[0-9a-f]{32}$")
 
