@@ -13,7 +13,8 @@ fast tier (tests/test_smoke.py: one tiny run of main.py end to end). The fast ti
 flags, settings, registries, input pipelines, progress, loop sizing, spec checks, checkpoint
 bookkeeping, and the smoke run.
 Tests that need an optional package get needs_tf_keras / needs_tensorboard, and a skip naming the
-install where the package is missing.
+install where the package is missing. tests/compat marks its own: only the tests of the programs that run
+with tf_keras (tests/compat/test_programs.py, Program.legacy_keras) need it, so the rest run without it.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def marks_for(path: str, fixtures: tuple[str, ...], smoke: bool = False) -> set[
         marks.add("reference")
     if _TRAINS.search(text):
         marks.add("trains")
-    if in_compat or "TF_USE_LEGACY_KERAS" in text:
+    if not in_compat and "TF_USE_LEGACY_KERAS" in text:
         marks.add("needs_tf_keras")
     if _TENSORBOARD_API.search(text):
         marks.add("needs_tensorboard")

@@ -53,6 +53,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -111,9 +112,24 @@ NAMES = sorted(PROGRAMS)
 
 
 def cases(names: list[str], comparison: str) -> list:
-    """The names as pytest params for test_<comparison>: strict xfails where that comparison is known to fail."""
-    return [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"needs {PROGRAMS[name].missing}"))
-            if _expected_to_fail(PROGRAMS[name], comparison) and not RUN_ORIGINALS else name for name in names]
+    """The names as pytest params for test_<comparison>: strict xfails where that comparison is known to fail,
+    needs_tf_keras (skipped without it) where the program runs here with tf_keras."""
+    return [pytest.param(name, marks=_marks(PROGRAMS[name], comparison)) for name in names]
+
+
+def _marks(program: Program, comparison: str) -> list:
+    marks = []
+    if needs_tf_keras_here(program):
+        marks.append(pytest.mark.needs_tf_keras)
+    if _expected_to_fail(program, comparison) and not RUN_ORIGINALS:
+        marks.append(pytest.mark.xfail(strict=True, reason=f"needs {program.missing}"))
+    return marks
+
+
+def needs_tf_keras_here(program: Program) -> bool:
+    """Whether running the program needs tf_keras in this interpreter: TF_USE_LEGACY_KERAS=1 makes tf.keras (and
+    tf.compat.v1.layers) tf_keras; COMPAT_PYTHON runs the programs in another interpreter."""
+    return program.legacy_keras and not os.environ.get("COMPAT_PYTHON")
 
 
 def _expected_to_fail(program: Program, comparison: str) -> bool:
@@ -216,6 +232,23 @@ def test_known_failing_comparisons_are_comparisons():
     """Program.fails names tests of this module (a misspelt name would leave a failure unmarked)."""
     named = {name.removeprefix("test_") for name in globals() if name.startswith("test_")}
     assert {c for program in PROGRAMS.values() for c in program.fails} <= named
+
+
+def test_only_the_programs_running_with_tf_keras_need_it():
+    """Without tf_keras only their tests are skipped; the Keras 3 programs and the port checks still run."""
+    from tests import tiers
+
+    assert "needs_tf_keras" not in tiers.marks_for(__file__, ())
+    for name, program in PROGRAMS.items():
+        if re.search(r"\btf\.(compat\.v1\.)?layers\.|^\s*(import|from) tf_keras\b",
+                     (PROGRAMS_DIR / f"{name}.py").read_text(), flags=re.MULTILINE):
+            assert program.legacy_keras, f"{name} uses tf_keras (tf.compat.v1.layers need it on TF >= 2.16)"
+        for comparison in ("evaluation_metrics_within_reference_spread", "summary_tags_include_reference_tags"):
+            (param,) = cases([name], comparison)
+            marked = any(mark.name == "needs_tf_keras" for mark in param.marks)
+            assert marked == (program.legacy_keras and not os.environ.get("COMPAT_PYTHON")), (name, comparison)
+    assert {name for name, program in PROGRAMS.items() if not program.legacy_keras} == {
+        "linear_titanic", "mnist_estimator", "premade_iris", "wide_deep_census"}
 
 
 @pytest.mark.parametrize("name", NAMES)
