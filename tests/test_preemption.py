@@ -14,7 +14,7 @@ import time
 import pytest
 
 from estimators.training.preemption import stopping_note
-from tests.worker_process import ROOT, Worker, assert_bit_exact, checkpoint_values, env, reference_values
+from tests.worker_process import ROOT, Worker, assert_bit_exact, checkpoint_values, env, reference_values, run_to_end
 
 MAX_STEPS = 150
 
@@ -96,6 +96,8 @@ def test_a_second_ctrl_c_aborts_at_once_and_leaves_the_last_checkpoint_usable(tm
     assert tf_latest_checkpoint(tmp_path).endswith("model.ckpt-3")  # the state file, read as TensorFlow reads it
     assert stderr.read_text().count(stopping_note("SIGINT")) == 1
     assert "press Ctrl-C again to quit at once" in stopping_note("SIGINT")
+    resumed = run_to_end(tmp_path, 6, "--iterations_per_loop=3", "--save_steps=3")  # the killed trainer's lock too
+    assert resumed.events[0] == {"event": "begin", "step": 3}
 
 
 def test_main_py_says_how_to_resume_after_sigterm_without_a_traceback(tmp_path):
