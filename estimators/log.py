@@ -49,3 +49,8 @@ def log_first_n(level: int, msg: str, n: int, *args: Any) -> None:
         count = _counts[msg] = _counts.get(msg, 0) + 1
     if count <= n:
         log(level, msg, *args)
+
+
+# Records name the engine module that logged (absl's format at --verbosity=1, main.py's filters), not this file.
+for _function in (log, debug, info, warning, error, log_first_n):
+    _absl.ABSLLogger.register_frame_to_skip(_function.__code__.co_filename, _function.__name__)

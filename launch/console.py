@@ -189,14 +189,23 @@ class _PlainFormatter(logging.Formatter):
         return message
 
 
+# The engine's INFO lines that repeat what TensorFlow 2.15 logged for library users and that a main.py user
+# cannot act on: which serving methods an export's signatures implement ("Signatures INCLUDED in export for
+# Classify: None", ...; main.py's models export one signature, serving_default).
+LIBRARY_ONLY_INFO = (os.sep + os.path.join("estimators", "export", "signatures.py"),)
+
+
 class _LibraryChatterFilter(logging.Filter):
-    """Drops records below ERROR logged from inside TensorFlow or Keras (some of it logs through absl)."""
+    """Drops records below ERROR logged from inside TensorFlow or Keras (some of it logs through absl), and the
+    engine's INFO lines meant for library users only (LIBRARY_ONLY_INFO; its warnings still show)."""
 
     def __init__(self, folders: tuple[str, ...]):
         super().__init__()
         self._folders = folders
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING and record.pathname.endswith(LIBRARY_ONLY_INFO):
+            return False
         return record.levelno >= logging.ERROR or not record.pathname.startswith(self._folders)
 
 

@@ -86,7 +86,8 @@ class Settings:
         return steps if steps is not None else value.strip()
 
     def check(self) -> None:
-        """Raises UsageError (or ValueError) for values that are wrong whatever the machine; imports nothing."""
+        """Raises UsageError (or ValueError) for values that are wrong whatever the machine; imports no TensorFlow."""
+        self.loop_size()  # --iterations_per_loop's form (estimators.training.iterations is pure Python)
         if self.use_tpu and self.num_gpus is not None:
             raise ValueError(f"--num_gpus={self.num_gpus} picks GPUs, but --use_tpu runs on the TPU; drop one of them.")
         if self.data_dir is not None and not self.data_dir.strip():

@@ -71,3 +71,9 @@ def test_a_stray_argument_exits_2_without_tensorflow():
     done = _main("train")
     assert (done.returncode, _tensorflow_imported(done)) == (2, False)
     assert "unexpected arguments train" in done.stderr
+
+
+def test_a_bad_loop_size_exits_2_without_tensorflow():
+    done = _main("--iterations_per_loop=bad")
+    assert (done.returncode, _tensorflow_imported(done)) == (2, False)
+    assert "--iterations_per_loop: " in done.stderr and "'30s'" in done.stderr

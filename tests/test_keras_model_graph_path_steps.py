@@ -4,11 +4,14 @@ A tf_keras (Keras 2) model on the graph path (tf.Graph and sessions, as 2.15 tra
 """
 
 import numpy as np
+import pytest
 import tensorflow as tf
-import tf_keras as keras
 
 from estimators import RunConfig
 from estimators.keras_model import model_to_estimator
+from tests import tiers
+
+keras = pytest.importorskip("tf_keras", reason=tiers.missing_package({"needs_tf_keras"}))  # Keras 2
 
 
 def test_graph_path_training_stops_after_steps_on_an_endless_input(tmp_path):

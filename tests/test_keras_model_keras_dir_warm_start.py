@@ -6,10 +6,13 @@ A tf_keras (Keras 2) model, whose save_weights writes the TensorFlow checkpoint 
 import os
 
 import numpy as np
+import pytest
 import tensorflow as tf
-import tf_keras as keras
 
 from estimators.keras_model import model_to_estimator
+from tests import tiers
+
+keras = pytest.importorskip("tf_keras", reason=tiers.missing_package({"needs_tf_keras"}))  # Keras 2
 
 
 def _model(seed):

@@ -91,6 +91,34 @@ def test_export_serves_raw_uint8_images_like_predict_in_a_clean_process(trained_
     np.testing.assert_allclose(served[1], predicted, atol=1e-5)
 
 
+def test_export_prints_where_it_wrote_without_lines_a_cli_user_cannot_act_on(trained_cnn, tmp_path):
+    """2.15's signature report stays a library INFO log; main.py asks for no TPU graph, so no note on that."""
+    result = subprocess.run(
+        [sys.executable, "main.py", "--model=cnn", "--mode=export", f"--model_dir={trained_cnn}",
+         f"--export_dir={tmp_path / 'export'}", *TINY],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    (export_dir,) = os.listdir(tmp_path / "export")
+    assert f"export: {{'export_dir': '{tmp_path / 'export' / export_dir}'}}" in result.stdout
+    output = result.stdout + result.stderr
+    assert "Signatures INCLUDED" not in output and "export_to_tpu" not in output, output
+
+
+def test_main_py_hides_the_library_only_info_lines_and_nothing_else_of_the_engine():
+    import logging
+
+    from launch import console
+
+    def shown(level: int, *path: str) -> bool:
+        record = logging.LogRecord("absl", level, os.path.join(ROOT, *path), 1, "message", (), None)
+        return console._LibraryChatterFilter(()).filter(record)
+
+    assert not shown(logging.INFO, "estimators", "export", "signatures.py")
+    assert shown(logging.WARNING, "estimators", "export", "signatures.py")  # "Export includes no signatures!"
+    assert shown(logging.INFO, "estimators", "export", "saved_model.py")
+
+
 def test_train_and_evaluate_mode_with_resnet(tmp_path, capsys):
     run_main("--model=resnet", "--resnet_depth=8", "--mode=train_and_evaluate", f"--model_dir={tmp_path}",
              "--eval_steps=1", *TINY)

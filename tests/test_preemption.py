@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from tests.worker_process import ROOT, Worker, assert_bit_exact, checkpoint_values, env, reference_values
+from estimators.training.preemption import stopping_note
+from tests.worker_process import ROOT, Worker, assert_bit_exact, checkpoint_values, env, reference_values, run_to_end
 
 MAX_STEPS = 150
 
@@ -57,6 +58,12 @@ def test_ctrl_c_stops_and_saves_like_sigterm(tmp_path):
     assert checkpoint_values(tmp_path)["global_step"] == stopped["step"]
 
 
+def tf_latest_checkpoint(model_dir) -> str:
+    import tensorflow as tf
+
+    return tf.train.latest_checkpoint(str(model_dir))
+
+
 def _catches(pid: int, signum: int) -> bool:
     """Whether process `pid` has a handler for `signum` (Linux: the SigCgt mask in /proc/<pid>/status)."""
     with open(f"/proc/{pid}/status") as f:
@@ -66,8 +73,13 @@ def _catches(pid: int, signum: int) -> bool:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads signal dispositions from /proc (Linux)")
 def test_a_second_ctrl_c_aborts_at_once_and_leaves_the_last_checkpoint_usable(tmp_path):
-    """The first Ctrl-C arrives while a (slow) save is about to start; the second one ends the process there."""
-    worker = Worker(tmp_path, MAX_STEPS, "--iterations_per_loop=3", "--save_steps=3", "--slow_save_s=5")
+    """The first Ctrl-C arrives while a (slow) save is about to start; the second one ends the process there.
+
+    The first one says so (a second gives no chance to say anything); the checkpoint state file still names
+    the last complete checkpoint, so the same command resumes from it."""
+    stderr = tmp_path / "stderr"
+    worker = Worker(tmp_path, MAX_STEPS, "--iterations_per_loop=3", "--save_steps=3", "--slow_save_s=5",
+                    stderr_path=str(stderr))
     assert worker.wait_for_event("after_save", step=3) is not None
     assert worker.wait_for_event("before_save", step=6) is not None  # now sleeping 5 s before writing step 6
     pid = worker.process.pid
@@ -81,6 +93,11 @@ def test_a_second_ctrl_c_aborts_at_once_and_leaves_the_last_checkpoint_usable(tm
     assert worker.wait() == -signal.SIGINT  # killed by the signal itself: no save, no clean exit
     assert worker.last("interrupted") is None and worker.last("after_save")["step"] == 3
     assert checkpoint_values(tmp_path)["global_step"] == 3
+    assert tf_latest_checkpoint(tmp_path).endswith("model.ckpt-3")  # the state file, read as TensorFlow reads it
+    assert stderr.read_text().count(stopping_note("SIGINT")) == 1
+    assert "press Ctrl-C again to quit at once" in stopping_note("SIGINT")
+    resumed = run_to_end(tmp_path, 6, "--iterations_per_loop=3", "--save_steps=3")  # the killed trainer's lock too
+    assert resumed.events[0] == {"event": "begin", "step": 3}
 
 
 def test_main_py_says_how_to_resume_after_sigterm_without_a_traceback(tmp_path):
@@ -99,6 +116,7 @@ def test_main_py_says_how_to_resume_after_sigterm_without_a_traceback(tmp_path):
     output = (tmp_path / "out").read_text() + (tmp_path / "err").read_text()
     assert "Traceback" not in output
     assert "Training stopped by SIGTERM at global step " in output
+    assert f"warning: {stopping_note('SIGTERM')}" in output  # at the signal: what happens, what a second one does
     assert "Run the same training again (same model_dir) to resume from there." in output
     assert code > 0  # ended by itself (not by the signal), and not as a successful, finished training
     assert os.path.exists(model_dir / "checkpoint")

@@ -25,9 +25,26 @@ def test_a_module_starting_other_pythons_is_slow(tmp_path):
     assert {"subprocess", "slow"} <= marks
 
 
-def test_the_215_comparisons_are_slow_and_need_tf_keras():
+def test_the_215_comparisons_are_slow_and_mark_their_own_need_for_tf_keras():
+    """tests/compat/test_programs.py marks only the programs that run with tf_keras (its own test checks which)."""
     path = os.path.join(TESTS, "compat", "test_programs.py")
-    assert {"reference", "slow", "needs_tf_keras"} <= tiers.marks_for(path, ())
+    marks = tiers.marks_for(path, ())
+    assert {"reference", "slow"} <= marks and "needs_tf_keras" not in marks
+
+
+def test_a_module_training_canned_estimators_needs_tf_keras_and_one_using_heads_does_not(tmp_path):
+    canned = "estimators.Linear" + "Classifier(columns)"  # spelt apart: this module itself needs no tf_keras
+    assert "needs_tf_keras" in tiers.marks_for(_module(tmp_path, f"e = {canned}\n"), ())
+    heads = _module(tmp_path, "h = estimators.MultiClassHead(3)\n", "test_heads.py")
+    assert "needs_tf_keras" not in tiers.marks_for(heads, ())
+    for name in ("test_canned_estimators.py", "test_canned_tf215_model_dirs.py"):
+        assert "needs_tf_keras" in tiers.marks_for(os.path.join(TESTS, name), ())
+    assert "needs_tf_keras" not in tiers.marks_for(os.path.join(TESTS, "test_canned_heads.py"), ())
+
+
+def test_a_module_running_with_legacy_keras_needs_tf_keras(tmp_path):
+    setting = "TF_USE_" + "LEGACY_KERAS"  # spelt apart: this module itself needs no tf_keras
+    assert "needs_tf_keras" in tiers.marks_for(_module(tmp_path, f"os.environ[{setting!r}] = '1'\n"), ())
 
 
 def test_a_module_training_a_model_is_slow(tmp_path):

@@ -13,7 +13,10 @@ fast tier (tests/test_smoke.py: one tiny run of main.py end to end). The fast ti
 flags, settings, registries, input pipelines, progress, loop sizing, spec checks, checkpoint
 bookkeeping, and the smoke run.
 Tests that need an optional package get needs_tf_keras / needs_tensorboard, and a skip naming the
-install where the package is missing.
+install where the package is missing. tf_keras is needed by modules that run with TF_USE_LEGACY_KERAS, and
+by those that train canned estimators (their Keras 2 optimizers are tf_keras's) or read 2.15's canned
+model_dirs. tests/compat marks its own, per program (tests/compat/test_programs.py), so without tf_keras the
+programs that need none still run.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ _TRAINS = re.compile(r"\.(train|evaluate|predict|export_saved_model|fit)\(|\b(tr
                      r"run_main|preflight)\(")
 _REFERENCE_MODULE = re.compile(r"(_215|tf215|silent_cases)")
 _REFERENCE_USE = re.compile(r"\b(compat_cases|compat_ours)\b|_215\.json")
+_CANNED = re.compile(r"\b(Baseline|Linear|DNN\w*)(Classifier|Regressor|Estimator)\(|\bcanned215\b")
 _TENSORBOARD_API = re.compile(r"tf\.summary\.(scalar|histogram|image|text|audio)\b")
 
 
@@ -64,7 +68,7 @@ def marks_for(path: str, fixtures: tuple[str, ...], smoke: bool = False) -> set[
         marks.add("reference")
     if _TRAINS.search(text):
         marks.add("trains")
-    if in_compat or "TF_USE_LEGACY_KERAS" in text:
+    if not in_compat and ("TF_USE_LEGACY_KERAS" in text or _CANNED.search(text)):
         marks.add("needs_tf_keras")
     if _TENSORBOARD_API.search(text):
         marks.add("needs_tensorboard")

@@ -10,8 +10,11 @@ A second signal gets the default action: the process ends at once (a checkpoint 
 never published half-done), even while the main thread waits in a long TensorFlow call: the
 watcher restores the default action itself (Python lets only the main thread call
 signal.signal, and runs handlers only between bytecodes, so a second Ctrl-C used to wait for the
-step to end). Blocks nest (evaluate() inside train()): the outermost one owns the handlers, and a
-signal stops every block's request. tf.distribute's PreemptionCheckpointHandler is not used: it saves and
+step to end). The first signal logs one warning saying so (a second signal gives no chance to say
+anything: it is the kernel's default action): what is kept then is what was already published, the
+newest complete checkpoint and the state file naming it, never a half-written one. Blocks nest
+(evaluate() inside train()): the outermost one owns the handlers, and a signal stops every block's
+request. tf.distribute's PreemptionCheckpointHandler is not used: it saves and
 restores object-based tf.train.Checkpoints itself, and it and PreemptionWatcher do not run on
 Cloud TPU VMs or GCP CPU hosts; across workers, train() all-reduces the flag at every loop
 boundary instead, so all workers stop at the same step.
@@ -30,6 +33,8 @@ from typing import Any
 import tensorflow as tf
 from tensorflow.python.eager import context
 from tensorflow.python.ops import resource_variable_ops
+
+from estimators import log as logging
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _active: list[StopRequest] = []  # the requests of the stopping_on_signals blocks open now, outermost first
@@ -136,6 +141,7 @@ def stopping_on_signals(stop: StopRequest) -> Iterator[StopRequest]:
                 _end_by(data[0])
             _default_actions()  # from here a second signal ends the process, main thread busy or not
             _request_all(signal.Signals(data[0]).name)
+            logging.warning("%s", stopping_note(signal.Signals(data[0]).name))
 
     for sig in _SIGNALS:
         signal.signal(sig, handler)
@@ -153,6 +159,14 @@ def stopping_on_signals(stop: StopRequest) -> Iterator[StopRequest]:
         watcher.join(timeout=5)
         os.close(read_fd)
         os.close(write_fd)
+
+
+def stopping_note(signal_name: str) -> str:
+    """The line the first signal logs: what happens now, and what a second signal would do instead."""
+    first, again = ("Ctrl-C", "press Ctrl-C again") if signal_name == "SIGINT" else (
+        signal_name, f"send {signal_name} again or press Ctrl-C")
+    return (f"{first}: stopping after the current step and saving a checkpoint (an evaluation stops at the next "
+            f"batch, writing nothing); {again} to quit at once, keeping only the checkpoints already saved.")
 
 
 def _nested(stop: StopRequest) -> Iterator[StopRequest]:

@@ -53,6 +53,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -77,6 +78,8 @@ import port  # noqa: E402 - tests/compat/port.py, the porting rules
 @dataclasses.dataclass(frozen=True)
 class Program:
     legacy_keras: bool  # needs tf.compat.v1.layers / Keras 2 APIs: TF_USE_LEGACY_KERAS=1 and tf_keras
+    # Trains a canned estimator, which drives a Keras 2 optimizer from tf_keras (estimators/canned/optimizers.py).
+    canned: bool = False
     exact_statistics: tuple[str, ...] = ()  # moving statistics fixed by the data alone
     # The first loss has a heavy tail (raw, unscaled features): compare it within [min / f, max * f].
     first_loss_factor: float | None = None
@@ -99,9 +102,9 @@ PROGRAMS = {
     "efficientnet_ema": Program(legacy_keras=True),
     "dcgan_tpu": Program(legacy_keras=True),
     "multiworker_tutorial": Program(legacy_keras=True),
-    "premade_iris": Program(legacy_keras=False),
-    "linear_titanic": Program(legacy_keras=False),
-    "wide_deep_census": Program(legacy_keras=False, first_loss_factor=3.0),
+    "premade_iris": Program(legacy_keras=False, canned=True),
+    "linear_titanic": Program(legacy_keras=False, canned=True),
+    "wide_deep_census": Program(legacy_keras=False, canned=True, first_loss_factor=3.0),
     "numpy_tutorial": Program(legacy_keras=True, fails=("summary_tags_include_reference_tags",), missing=(
         "2.15's input-queue summary `enqueue_input/queue/enqueue_input/random_shuffle_queuefraction_over_250_of_750"
         "_full` (its numpy_input_fn fed a RandomShuffleQueue through queue runners; estimators.inputs.numpy_input_fn "
@@ -111,9 +114,25 @@ NAMES = sorted(PROGRAMS)
 
 
 def cases(names: list[str], comparison: str) -> list:
-    """The names as pytest params for test_<comparison>: strict xfails where that comparison is known to fail."""
-    return [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"needs {PROGRAMS[name].missing}"))
-            if _expected_to_fail(PROGRAMS[name], comparison) and not RUN_ORIGINALS else name for name in names]
+    """The names as pytest params for test_<comparison>: strict xfails where that comparison is known to fail,
+    needs_tf_keras (skipped without it) where the program runs here with tf_keras."""
+    return [pytest.param(name, marks=_marks(PROGRAMS[name], comparison)) for name in names]
+
+
+def _marks(program: Program, comparison: str) -> list:
+    marks = []
+    if needs_tf_keras_here(program):
+        marks.append(pytest.mark.needs_tf_keras)
+    if _expected_to_fail(program, comparison) and not RUN_ORIGINALS:
+        marks.append(pytest.mark.xfail(strict=True, reason=f"needs {program.missing}"))
+    return marks
+
+
+def needs_tf_keras_here(program: Program) -> bool:
+    """Whether running the program needs tf_keras in this interpreter: TF_USE_LEGACY_KERAS=1 makes tf.keras (and
+    tf.compat.v1.layers) tf_keras, a canned estimator's optimizer is tf_keras's; COMPAT_PYTHON runs the programs
+    in another interpreter."""
+    return (program.legacy_keras or program.canned) and not os.environ.get("COMPAT_PYTHON")
 
 
 def _expected_to_fail(program: Program, comparison: str) -> bool:
@@ -216,6 +235,28 @@ def test_known_failing_comparisons_are_comparisons():
     """Program.fails names tests of this module (a misspelt name would leave a failure unmarked)."""
     named = {name.removeprefix("test_") for name in globals() if name.startswith("test_")}
     assert {c for program in PROGRAMS.values() for c in program.fails} <= named
+
+
+def test_only_the_programs_running_with_tf_keras_need_it():
+    """Without tf_keras only their tests are skipped; the Keras 3 programs and the port checks still run.
+
+    Measured in a virtualenv without tf_keras: the canned-estimator programs failed (their optimizers are
+    tf_keras's), mnist_estimator and the port and reference checks passed."""
+    from tests import tiers
+
+    assert "needs_tf_keras" not in tiers.marks_for(__file__, ())
+    for name, program in PROGRAMS.items():
+        source = (PROGRAMS_DIR / f"{name}.py").read_text()
+        if re.search(r"\btf\.(compat\.v1\.)?layers\.|^\s*(import|from) tf_keras\b", source, flags=re.MULTILINE):
+            assert program.legacy_keras, f"{name} uses tf_keras (tf.compat.v1.layers need it on TF >= 2.16)"
+        uses_canned = re.search(r"\bestimators\.(Baseline|Linear|DNN\w*)(Classifier|Regressor|Estimator)\(", source)
+        assert program.canned == (uses_canned is not None), name
+        for comparison in ("evaluation_metrics_within_reference_spread", "summary_tags_include_reference_tags"):
+            (param,) = cases([name], comparison)
+            marked = any(mark.name == "needs_tf_keras" for mark in param.marks)
+            assert marked == needs_tf_keras_here(program), (name, comparison)
+    if not os.environ.get("COMPAT_PYTHON"):
+        assert {name for name, program in PROGRAMS.items() if not needs_tf_keras_here(program)} == {"mnist_estimator"}
 
 
 @pytest.mark.parametrize("name", NAMES)
