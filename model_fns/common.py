@@ -13,9 +13,11 @@ import keras
 import tensorflow as tf
 
 from estimators import CrossShardOptimizer, ModeKeys, TPUEstimatorSpec
+from estimators.training import train_metrics
 from model_fns.lr_schedules import WarmupSchedule
 
-__all__ = ["classifier_spec", "image_tensor", "learning_rate", "merged_params", "metric_fn", "predictions"]
+__all__ = ["batch_accuracy", "classifier_spec", "image_tensor", "learning_rate", "merged_params", "metric_fn",
+           "predictions"]
 
 _IMAGE_KEYS = ("image", "images")
 
@@ -74,6 +76,12 @@ def metric_fn(labels: tf.Tensor, logits: tf.Tensor) -> dict[str, keras.metrics.M
     return {"accuracy": accuracy}
 
 
+def batch_accuracy(labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+    """The fraction of the batch whose argmax is its label (float32 scalar)."""
+    right = tf.equal(tf.argmax(logits, axis=-1, output_type=tf.int32), tf.cast(labels, tf.int32))
+    return tf.reduce_mean(tf.cast(right, tf.float32))
+
+
 def _cross_entropy(labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
     # From logits (log-softmax inside), so large logits cannot overflow or give log(0).
     per_example = keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
@@ -91,7 +99,9 @@ def classifier_spec(
     """The TPUEstimatorSpec for `mode` from a classifier's logits [b, num_classes].
 
     loss = mean sparse cross-entropy (+ `regularization`, e.g. weight decay, in TRAIN and EVAL);
-    TRAIN applies `make_optimizer()` through CrossShardOptimizer; EVAL reports accuracy.
+    TRAIN applies `make_optimizer()` through CrossShardOptimizer and reports the batch's accuracy to
+    the engine (train_metrics: the progress line and TensorBoard's train `accuracy`, as Keras fit shows
+    it; computed in the step, written outside it, so XLA-compiled steps work); EVAL reports accuracy.
     """
     logits = tf.cast(logits, tf.float32)
     if mode == ModeKeys.PREDICT:
@@ -108,6 +118,7 @@ def classifier_spec(
     if regularization is not None:
         loss = loss + tf.cast(regularization, tf.float32)
     if mode == ModeKeys.TRAIN:
+        train_metrics.report("accuracy", batch_accuracy(labels, logits))
         optimizer = CrossShardOptimizer(make_optimizer())
         return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, var_list=list(trainable_variables)))
     if mode == ModeKeys.EVAL:
