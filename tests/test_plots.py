@@ -102,3 +102,29 @@ def test_evaluate_mode_plots_the_confusion_matrix_of_the_evaluated_examples(tmp_
     evaluated = run.estimator.evaluate(run.input_fn("eval"), steps=3)
     assert matrix.sum() == 150
     assert np.trace(matrix) / matrix.sum() == pytest.approx(evaluated["accuracy"], abs=1e-6)
+
+
+def test_evaluate_mode_plots_the_matrix_the_evaluation_counted_without_a_predict_pass(tmp_path, capsys, monkeypatch):
+    from estimators.estimator import Estimator
+
+    model_dir = str(tmp_path / "cnn")
+    run_main("--model=cnn", "--mode=train", f"--model_dir={model_dir}", *TINY)
+    drawn, figure = [], plots.confusion_matrix_figure
+    monkeypatch.setattr(plots, "confusion_matrix_figure",
+                        lambda matrix, *args: drawn.append(matrix) or figure(matrix, *args))
+
+    def no_predict(self, *args, **kwargs):
+        raise AssertionError("--plot after an evaluation ran a prediction pass")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Estimator, "predict", no_predict)
+        capsys.readouterr()
+        run_main("--model=cnn", "--mode=evaluate", f"--model_dir={model_dir}", f"--plot={tmp_path / 'c.png'}",
+                 "--eval_steps=3", *TINY)
+    printed = capsys.readouterr().out
+    assert "confusion_matrix" not in printed and "'accuracy'" in printed  # the printed result stays numbers
+    settings = Settings(model_dir=model_dir, dataset="synthetic", mode="evaluate", eval_steps=3, eval_batch_size=50,
+                        predict_batch_size=50).resolved("synthetic")
+    predicted = evaluation_confusion_matrix(start_run(settings, main.model_fns.get_model("cnn"), []))
+    assert len(drawn) == 1 and drawn[0].dtype == np.int64 and drawn[0].sum() == 150
+    np.testing.assert_array_equal(drawn[0], predicted)
