@@ -202,8 +202,11 @@ class TrainLoop:
                 if not element.has_value():
                     break
                 loss, learning_rate, step_values = run(element.get_value(), done)
-                values = values.write(done, step_values)
+                if self._metric_names:  # known once run() is traced, just above: reporting nothing, nothing kept
+                    values = values.write(done, step_values)
                 done += 1
+            if not self._metric_names:
+                return done, loss, learning_rate, tf.zeros([0])
             means = tf.reduce_mean(tf.reshape(values.concat(), [done, len(self._metric_names)]), axis=0)
             return done, loss, learning_rate, means
 
