@@ -42,6 +42,18 @@ def test_confusion_matrix_counts_true_rows_and_predicted_columns():
     np.testing.assert_array_equal(matrix, [[1, 1, 0], [0, 1, 0], [1, 0, 2]])
 
 
+def test_the_evaluation_metric_counts_the_same_matrix_over_its_batches_and_resets():
+    from model_fns.common import ConfusionMatrix
+
+    metric = ConfusionMatrix(3)
+    metric.update_state(tf.constant([0, 0, 1]), tf.one_hot([0, 1, 1], 3))
+    metric.update_state(tf.constant([2, 2, 2]), tf.one_hot([2, 2, 0], 3))
+    expected = plots.confusion_matrix([0, 0, 1, 2, 2, 2], [0, 1, 1, 2, 2, 0], 3)
+    np.testing.assert_array_equal(metric.result().numpy(), expected)
+    metric.reset_state()
+    assert metric.result().numpy().sum() == 0
+
+
 def test_confusion_matrix_png_cells_darken_with_their_counts(tmp_path):
     counts = np.array([[0, 1, 2, 3], [4, 6, 8, 10], [12, 16, 20, 25], [30, 35, 40, 50]])
     figure = plots.confusion_matrix_figure(counts, NAMES, "test")
