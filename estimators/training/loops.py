@@ -175,7 +175,8 @@ class TrainLoop:
                     outputs = strategy.run(step, args=(element,))
                 loss = strategy.reduce(_MEAN, outputs.loss, axis=None)
                 learning_rate = strategy.experimental_local_results(outputs.learning_rate)[0]
-                metrics = {name: strategy.reduce(_MEAN, value, axis=None) for name, value in outputs.metrics.items()}
+                metrics = {name: strategy.reduce(_MEAN, value, axis=None)
+                           for name, value in (outputs.metrics or {}).items()}
                 self._metric_names = tuple(metrics)
                 if host_call is not None:
                     host_call.after_step(strategy, outputs.host_call, index)
