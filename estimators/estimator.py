@@ -513,7 +513,8 @@ class Estimator:
         def after_loop(info, final: bool) -> None:
             report.after_loop(info.step, info.steps, info.seconds, info.loss, info.learning_rate, final)
             rate = info.steps / info.seconds * global_batch if global_batch and info.seconds > 0 else None
-            display.update(info.step, loss=info.loss, examples_per_sec=rate)
+            # model_fn's reported scalars (train_metrics.report: the mean over this loop's steps) after the loss
+            display.update(info.step, loss=info.loss, examples_per_sec=rate, metrics=info.metrics)
 
         def save(step: int) -> str | None:
             path = self._save(runtime, step, lock)

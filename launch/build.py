@@ -11,6 +11,7 @@ from launch import flags_file, plots, run_info
 from launch.modes import Run
 from launch.settings import Settings
 from model_fns import ModelInfo
+from model_fns.common import CONFUSION_MATRIX
 
 
 def start_run(settings: Settings, model: ModelInfo, flag_lines: list[str]) -> Run:
@@ -46,6 +47,15 @@ def _steps_or(loop: int | str, default: int) -> int:
     return loop if isinstance(loop, int) else default
 
 
+def model_params(settings: Settings, model: ModelInfo) -> dict:
+    """model_fn's params: the model's defaults and the flags, and with --plot after an evaluation the ask for
+    its confusion matrix (the evaluation counts it: no second pass over the test set to draw it)."""
+    params = settings.model_params(model.default_params)
+    if settings.plot and settings.mode in ("evaluate", "train_and_evaluate"):
+        params[CONFUSION_MATRIX] = True
+    return params
+
+
 def build_estimator(settings: Settings, model: ModelInfo) -> TPUEstimator:
     """The TPUEstimator for these settings (TPU when use_tpu, else local GPUs or the CPU)."""
     loop = settings.loop_size()
@@ -64,7 +74,7 @@ def build_estimator(settings: Settings, model: ModelInfo) -> TPUEstimator:
     return TPUEstimator(
         model_fn=model.model_fn,
         config=config,
-        params=settings.model_params(model.default_params),
+        params=model_params(settings, model),
         use_tpu=settings.use_tpu,
         train_batch_size=settings.train_batch_size,
         eval_batch_size=settings.eval_batch_size,

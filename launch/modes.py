@@ -19,6 +19,7 @@ from launch.images import load_images
 from launch.run_info import reporting_batches
 from launch.serving import image_receiver_fn
 from launch.settings import Settings
+from model_fns.common import CONFUSION_MATRIX
 
 GRID_DEFAULT, GRID_MAX = 20, 64  # images in --plot's prediction grid
 _PHASES = {"train": "train", "eval": "evaluate", "infer": "predict"}
@@ -143,7 +144,9 @@ def _print_summary(classes: np.ndarray, names: tuple[str, ...], limit: int) -> N
 
 
 def evaluation_confusion_matrix(run: Run) -> np.ndarray:
-    """[true, predicted] counts over the examples an evaluation sees (the first eval_steps batches)."""
+    """[true, predicted] counts over the examples an evaluation sees (the first eval_steps batches), from a
+    prediction pass over them: for an evaluation that did not count its matrix (a model_fn without
+    CONFUSION_MATRIX), and the independent check of one that did."""
     settings = run.settings
     images, labels = run.dataset.load("test", settings.data_dir)
     if settings.eval_steps is not None:
@@ -155,9 +158,17 @@ def evaluation_confusion_matrix(run: Run) -> np.ndarray:
 
 
 def _plot_confusion(run: Run, result: dict) -> None:
-    """Draws the confusion matrix of the examples the evaluation saw at --plot."""
+    """Draws the confusion matrix of the examples the evaluation saw at --plot.
+
+    The evaluation counted it (params[CONFUSION_MATRIX], launch/build.py): taken out of `result` here, so the
+    result printed stays numbers. Without it, a prediction pass over the evaluated examples counts it.
+    """
     settings = run.settings
-    matrix = evaluation_confusion_matrix(run)
+    matrix = result.pop(CONFUSION_MATRIX, None)
+    if matrix is None:
+        logging.info("The evaluation returned no %s: predicting its examples again to draw it.", CONFUSION_MATRIX)
+        matrix = evaluation_confusion_matrix(run)
+    matrix = np.asarray(matrix, np.int64)
     accuracy = np.trace(matrix) / max(int(matrix.sum()), 1)
     title = (f"{settings.model} on {run.dataset.name} test images ({int(matrix.sum()):,}), step "
              f"{result.get('global_step', '?')}: accuracy {accuracy:.2%}")

@@ -73,4 +73,5 @@ def model_fn(features: Any, labels: Any, mode: str, params: dict) -> TPUEstimato
         labels,
         lambda: keras.optimizers.Adam(common.learning_rate(params)),
         model.trainable_variables,
+        confusion_matrix=bool(params.get(common.CONFUSION_MATRIX)),
     )

@@ -6,6 +6,7 @@ TPUEstimatorSpec for the mode, so every model trains, evaluates and predicts the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -13,11 +14,14 @@ import keras
 import tensorflow as tf
 
 from estimators import CrossShardOptimizer, ModeKeys, TPUEstimatorSpec
+from estimators.training import train_metrics
 from model_fns.lr_schedules import WarmupSchedule
 
-__all__ = ["classifier_spec", "image_tensor", "learning_rate", "merged_params", "metric_fn", "predictions"]
+__all__ = ["CONFUSION_MATRIX", "ConfusionMatrix", "batch_accuracy", "classifier_spec", "image_tensor",
+           "learning_rate", "merged_params", "metric_fn", "predictions"]
 
 _IMAGE_KEYS = ("image", "images")
+CONFUSION_MATRIX = "confusion_matrix"  # the params key that asks evaluations for it, and its key in their result
 
 
 def merged_params(defaults: Mapping[str, Any], params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -67,11 +71,53 @@ def predictions(logits: tf.Tensor) -> dict[str, tf.Tensor]:
     return {"classes": tf.argmax(logits, axis=-1, output_type=tf.int64), "probabilities": tf.nn.softmax(logits)}
 
 
-def metric_fn(labels: tf.Tensor, logits: tf.Tensor) -> dict[str, keras.metrics.Metric]:
-    """Accuracy over the real examples of an evaluation (run on the host by the engine)."""
+class ConfusionMatrix(keras.metrics.Metric):
+    """[true, predicted] counts, int64 [num_classes, num_classes], over every batch the metric is updated with.
+
+    Counted in float32 (exact to 2**24 per cell), so the variable lives on any device as accuracy's do.
+    """
+
+    def __init__(self, num_classes: int, name: str = CONFUSION_MATRIX, **kwargs: Any):
+        super().__init__(name=name, **kwargs)
+        self.num_classes = int(num_classes)
+        self.counts = self.add_variable(shape=(self.num_classes, self.num_classes), initializer="zeros",
+                                        dtype="float32", name="counts")
+
+    def update_state(self, labels: tf.Tensor, logits: tf.Tensor, sample_weight: tf.Tensor | None = None) -> None:
+        predicted = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        counts = tf.math.confusion_matrix(tf.reshape(tf.cast(labels, tf.int32), [-1]), predicted, self.num_classes,
+                                          weights=sample_weight, dtype=tf.float32)
+        self.counts.assign_add(counts)
+
+    def result(self) -> tf.Tensor:
+        return tf.cast(tf.convert_to_tensor(self.counts), tf.int64)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "num_classes": self.num_classes}
+
+
+def metric_fn(labels: tf.Tensor, logits: tf.Tensor, *,
+              confusion_matrix: bool = False) -> dict[str, keras.metrics.Metric]:
+    """Accuracy over the real examples of an evaluation (run on the host by the engine), and with
+    `confusion_matrix` their [true, predicted] counts (ConfusionMatrix) under CONFUSION_MATRIX.
+
+    The matrix comes from the evaluation itself (the same batches, the same rows as its accuracy), so
+    --plot needs no second pass over the test set.
+    """
     accuracy = keras.metrics.SparseCategoricalAccuracy(name="accuracy")
     accuracy.update_state(labels, logits)
-    return {"accuracy": accuracy}
+    metrics: dict[str, keras.metrics.Metric] = {"accuracy": accuracy}
+    if confusion_matrix:
+        matrix = ConfusionMatrix(logits.shape[-1])
+        matrix.update_state(labels, logits)
+        metrics[CONFUSION_MATRIX] = matrix
+    return metrics
+
+
+def batch_accuracy(labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+    """The fraction of the batch whose argmax is its label (float32 scalar)."""
+    right = tf.equal(tf.argmax(logits, axis=-1, output_type=tf.int32), tf.cast(labels, tf.int32))
+    return tf.reduce_mean(tf.cast(right, tf.float32))
 
 
 def _cross_entropy(labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
@@ -87,11 +133,15 @@ def classifier_spec(
     make_optimizer: Callable[[], keras.optimizers.Optimizer],
     trainable_variables: Sequence[Any],
     regularization: tf.Tensor | None = None,
+    confusion_matrix: bool = False,
 ) -> TPUEstimatorSpec:
     """The TPUEstimatorSpec for `mode` from a classifier's logits [b, num_classes].
 
     loss = mean sparse cross-entropy (+ `regularization`, e.g. weight decay, in TRAIN and EVAL);
-    TRAIN applies `make_optimizer()` through CrossShardOptimizer; EVAL reports accuracy.
+    TRAIN applies `make_optimizer()` through CrossShardOptimizer and reports the batch's accuracy to
+    the engine (train_metrics: the progress line and TensorBoard's train `accuracy`, as Keras fit shows
+    it; computed in the step, written outside it, so XLA-compiled steps work); EVAL reports accuracy,
+    and with `confusion_matrix` (params[CONFUSION_MATRIX]) the evaluation's confusion matrix.
     """
     logits = tf.cast(logits, tf.float32)
     if mode == ModeKeys.PREDICT:
@@ -108,8 +158,10 @@ def classifier_spec(
     if regularization is not None:
         loss = loss + tf.cast(regularization, tf.float32)
     if mode == ModeKeys.TRAIN:
+        train_metrics.report("accuracy", batch_accuracy(labels, logits))
         optimizer = CrossShardOptimizer(make_optimizer())
         return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, var_list=list(trainable_variables)))
     if mode == ModeKeys.EVAL:
-        return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
+        metrics = functools.partial(metric_fn, confusion_matrix=True) if confusion_matrix else metric_fn
+        return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metrics, [labels, logits]))
     raise ValueError(f"Unknown mode {mode!r}; expected one of {list(ModeKeys.ALL)}.")

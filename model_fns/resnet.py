@@ -155,4 +155,5 @@ def model_fn(features: Any, labels: Any, mode: str, params: dict) -> TPUEstimato
     return common.classifier_spec(
         mode, logits, labels, make_optimizer, model.trainable_variables,
         regularization=weight_decay_loss(model, params["weight_decay"]),
+        confusion_matrix=bool(params.get(common.CONFUSION_MATRIX)),
     )

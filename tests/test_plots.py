@@ -42,6 +42,18 @@ def test_confusion_matrix_counts_true_rows_and_predicted_columns():
     np.testing.assert_array_equal(matrix, [[1, 1, 0], [0, 1, 0], [1, 0, 2]])
 
 
+def test_the_evaluation_metric_counts_the_same_matrix_over_its_batches_and_resets():
+    from model_fns.common import ConfusionMatrix
+
+    metric = ConfusionMatrix(3)
+    metric.update_state(tf.constant([0, 0, 1]), tf.one_hot([0, 1, 1], 3))
+    metric.update_state(tf.constant([2, 2, 2]), tf.one_hot([2, 2, 0], 3))
+    expected = plots.confusion_matrix([0, 0, 1, 2, 2, 2], [0, 1, 1, 2, 2, 0], 3)
+    np.testing.assert_array_equal(metric.result().numpy(), expected)
+    metric.reset_state()
+    assert metric.result().numpy().sum() == 0
+
+
 def test_confusion_matrix_png_cells_darken_with_their_counts(tmp_path):
     counts = np.array([[0, 1, 2, 3], [4, 6, 8, 10], [12, 16, 20, 25], [30, 35, 40, 50]])
     figure = plots.confusion_matrix_figure(counts, NAMES, "test")
@@ -102,3 +114,29 @@ def test_evaluate_mode_plots_the_confusion_matrix_of_the_evaluated_examples(tmp_
     evaluated = run.estimator.evaluate(run.input_fn("eval"), steps=3)
     assert matrix.sum() == 150
     assert np.trace(matrix) / matrix.sum() == pytest.approx(evaluated["accuracy"], abs=1e-6)
+
+
+def test_evaluate_mode_plots_the_matrix_the_evaluation_counted_without_a_predict_pass(tmp_path, capsys, monkeypatch):
+    from estimators.estimator import Estimator
+
+    model_dir = str(tmp_path / "cnn")
+    run_main("--model=cnn", "--mode=train", f"--model_dir={model_dir}", *TINY)
+    drawn, figure = [], plots.confusion_matrix_figure
+    monkeypatch.setattr(plots, "confusion_matrix_figure",
+                        lambda matrix, *args: drawn.append(matrix) or figure(matrix, *args))
+
+    def no_predict(self, *args, **kwargs):
+        raise AssertionError("--plot after an evaluation ran a prediction pass")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Estimator, "predict", no_predict)
+        capsys.readouterr()
+        run_main("--model=cnn", "--mode=evaluate", f"--model_dir={model_dir}", f"--plot={tmp_path / 'c.png'}",
+                 "--eval_steps=3", *TINY)
+    printed = capsys.readouterr().out
+    assert "confusion_matrix" not in printed and "'accuracy'" in printed  # the printed result stays numbers
+    settings = Settings(model_dir=model_dir, dataset="synthetic", mode="evaluate", eval_steps=3, eval_batch_size=50,
+                        predict_batch_size=50).resolved("synthetic")
+    predicted = evaluation_confusion_matrix(start_run(settings, main.model_fns.get_model("cnn"), []))
+    assert len(drawn) == 1 and drawn[0].dtype == np.int64 and drawn[0].sum() == 150
+    np.testing.assert_array_equal(drawn[0], predicted)

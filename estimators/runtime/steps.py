@@ -21,7 +21,7 @@ from estimators.graph import choice
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
-from estimators.training import logging_hook
+from estimators.training import logging_hook, train_metrics
 from estimators.training.step_summaries import write_v1_summaries
 
 _LEARNING_RATE = re.compile(r"learning_rate(_\d+)?")  # a v1 summary op with that tag (names get _1, _2 ...)
@@ -58,6 +58,7 @@ class TrainOutputs(NamedTuple):
     learning_rate: tf.Tensor
     host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors (list or dict), for the host function
     fetched: Any = ()  # {key: tensor} LoggingTensorHooks asked for (logging_hook.StepFetches keys)
+    metrics: Any = ()  # {name: scalar} model_fn reported through training/train_metrics.py
 
 
 class InferenceOutputs(NamedTuple):
@@ -155,7 +156,8 @@ class ModelFnSteps:
             host_tensors = self._host_call_tensors(spec, trace)
             with tf.control_dependencies([advanced]):  # as TPUEstimator's outfeed: after the step's updates
                 host_tensors = tf.nest.map_structure(tf.identity, host_tensors)
-                return TrainOutputs(tf.identity(loss), learning_rate, host_tensors, fetched)
+                return TrainOutputs(tf.identity(loss), learning_rate, host_tensors, fetched,
+                                    train_metrics.reported(call))
 
         return self._compiled(step), trace
 

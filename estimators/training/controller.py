@@ -80,7 +80,7 @@ class TrainController:
             if result.steps:
                 loss = result.loss
                 info = LoopInfo(step, result.steps, result.loss,
-                                result.learning_rate if plan.has_optimizer() else None, seconds)
+                                result.learning_rate if plan.has_optimizer() else None, seconds, result.metrics)
                 self._guard.after_loop(info)
                 hook_stop = any([hook.after_loop(info) is True for hook in plan.hooks])
                 final = ended or step >= plan.target or hook_stop or plan.stop_requested() is not None

@@ -9,8 +9,8 @@ request_stop() ended a MonitoredSession.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import tensorflow as tf
@@ -29,6 +29,7 @@ class LoopInfo:
     loss: float  # the last step's loss (mean over replicas)
     learning_rate: float | None  # the rate the last step used; None without an optimizer
     seconds: float  # wall time of the loop
+    metrics: Mapping[str, float] = field(default_factory=dict)  # model_fn's reported scalars, mean over the loop
 
 
 class Hook:

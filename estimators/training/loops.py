@@ -53,11 +53,19 @@ def _raised_in_engine(listing: str) -> bool:
 
 
 class TrainLoopResult(NamedTuple):
-    """What one training loop did: steps run (fewer than asked when the input ended), last loss and rate."""
+    """What one training loop did: steps run (fewer than asked when the input ended), last loss and rate, and
+    the mean over its steps of each scalar model_fn reported (training/train_metrics.py; {} when none)."""
 
     steps: int
     loss: float
     learning_rate: float
+    metrics: dict = {}  # never mutated: results that have metrics carry a dict of their own
+
+
+def _tag(name: str, host_call: HostCall | None) -> str:
+    """The engine's summary tag for `name`: `name_1` when the host_call writes `name` (2.15 built the host_call's
+    ops first, so its own `loss` summary became `loss_1`)."""
+    return f"{name}_1" if host_call is not None and name in host_call.tags else name
 
 
 class InferenceLoopResult(NamedTuple):
@@ -148,6 +156,11 @@ class TrainLoop:
     millisecond, which is most of a step for small models; Keras takes the same shortcut. `stop`
     (a host-side boolean variable) is read before every step: set while the loop runs (SIGTERM), it
     ends the loop at the next step boundary.
+
+    Scalars model_fn reported (train_metrics.report) are averaged over replicas and written beside
+    the loss, here in the loop, outside the (possibly XLA-compiled) step; the loop returns their mean
+    over its steps. Their names are known once the step is traced, inside the loop's trace, so the
+    loop collects each step's values in a TensorArray (its structure does not depend on them).
     """
 
     def __init__(self, strategy: tf.distribute.Strategy, step: Callable, step_scope: Callable[[], Any],
@@ -162,36 +175,48 @@ class TrainLoop:
                     outputs = strategy.run(step, args=(element,))
                 loss = strategy.reduce(_MEAN, outputs.loss, axis=None)
                 learning_rate = strategy.experimental_local_results(outputs.learning_rate)[0]
+                metrics = {name: strategy.reduce(_MEAN, value, axis=None)
+                           for name, value in (outputs.metrics or {}).items()}
+                self._metric_names = tuple(metrics)
                 if host_call is not None:
                     host_call.after_step(strategy, outputs.host_call, index)
                 if summaries is not None:
-                    # 2.15 built the host_call's ops first: its own `loss` summary then became `loss_1`.
-                    summaries.scalar("loss_1" if host_call is not None and "loss" in host_call.tags else "loss", loss)
+                    summaries.scalar(_tag("loss", host_call), loss)
                     if writes_learning_rate():
                         summaries.scalar("learning_rate", learning_rate)
+                    for name, value in metrics.items():
+                        summaries.scalar(_tag(name, host_call), value)
                 if fetches is not None:  # replica 0's values, as a one-device session.run saw them
                     fetches.graph_callback({key: strategy.experimental_local_results(value)[0]
                                             for key, value in outputs.fetched.items()})
-            return loss, learning_rate
+            return loss, learning_rate, tf.stack(list(metrics.values())) if metrics else tf.zeros([0])
 
         @tf.function
         def loop(iterator, iterations):
             loss, learning_rate, done = tf.constant(0.0), tf.constant(0.0), tf.constant(0)
+            values = tf.TensorArray(tf.float32, size=0, dynamic_size=True, infer_shape=False,
+                                    element_shape=tf.TensorShape([None]))
             for _ in tf.range(iterations):
                 if stop.read_value():
                     break
                 element = iterator.get_next_as_optional()
                 if not element.has_value():
                     break
-                loss, learning_rate = run(element.get_value(), done)
+                loss, learning_rate, step_values = run(element.get_value(), done)
+                if self._metric_names:  # known once run() is traced, just above: reporting nothing, nothing kept
+                    values = values.write(done, step_values)
                 done += 1
-            return done, loss, learning_rate
+            if not self._metric_names:
+                return done, loss, learning_rate, tf.zeros([0])
+            means = tf.reduce_mean(tf.reshape(values.concat(), [done, len(self._metric_names)]), axis=0)
+            return done, loss, learning_rate, means
 
         @tf.function
         def one_step(iterator):
-            loss, learning_rate = run(next(iterator), tf.constant(0))
-            return tf.constant(1), loss, learning_rate
+            loss, learning_rate, step_values = run(next(iterator), tf.constant(0))
+            return tf.constant(1), loss, learning_rate, step_values
 
+        self._metric_names: tuple[str, ...] = ()  # what model_fn reports, in its order (set when the step is traced)
         self._single = single_step
         self._function = one_step if single_step else loop
         self._host_call = host_call
@@ -211,14 +236,15 @@ class TrainLoop:
     def __call__(self, iterator, iterations: int) -> TrainLoopResult:
         if self._single:
             try:
-                done, loss, rate = self._function(iterator)
+                done, loss, rate, means = self._function(iterator)
             except tf.errors.OutOfRangeError:
-                return TrainLoopResult(0, float("nan"), 0.0)
+                return TrainLoopResult(0, float("nan"), 0.0, {})
         else:
-            done, loss, rate = self._function(iterator, tf.constant(iterations))
+            done, loss, rate, means = self._function(iterator, tf.constant(iterations))
         if self._host_call is not None:
             self._host_call.flush()
-        return TrainLoopResult(int(done), float(loss), float(rate))
+        metrics = dict(zip(self._metric_names, means.numpy().tolist(), strict=True)) if int(done) else {}
+        return TrainLoopResult(int(done), float(loss), float(rate), metrics)
 
 
 class InferenceLoop:
