@@ -179,8 +179,7 @@ def _plot_confusion(run: Run, result: dict) -> None:
 def export(run: Run) -> dict:
     _require_trained(run)
     path = run.estimator.export_saved_model(run.settings.export_dir, image_receiver_fn(run.dataset.image_shape))
-    logging.info("SavedModel written to %s", path.decode())
-    return {"export_dir": path.decode()}
+    return {"export_dir": path.decode()}  # the engine has logged the path with its signatures and checkpoint
 
 
 def preflight(run: Run) -> dict:
