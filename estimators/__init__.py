@@ -2,20 +2,19 @@
 
 The public names load on first use (PEP 562), so `import estimators` costs nothing and the modules
 that need no TensorFlow (estimators.training.iterations, estimators.log) import without starting it:
-main.py checks its flags with them before TensorFlow is imported. Reaching a public name
-(`estimators.Estimator`, `from estimators import RunConfig`) first checks TensorFlow >= 2.16
-(estimators/_tf_check.py), as importing the package did; when TensorFlow is already imported the
-check runs at once, costing nothing.
+main.py checks its flags with them before TensorFlow is imported. TensorFlow >= 2.16 is still checked
+when the package is imported (estimators/_tf_check.py): against the imported module when TensorFlow is
+already imported, else against the installed packages' metadata, so `from estimators.estimator import
+Estimator` is refused with the same message on TF 2.15; reaching a public name checks the module itself.
 """
 
-from __future__ import annotations
+import importlib as _importlib
+import pkgutil as _pkgutil
+import sys as _sys
+import types as _types
 
-import importlib
-import sys
-import types
-from typing import Any
-
-from estimators._tf_check import require_tensorflow
+from estimators._tf_check import check_installed_version as _check_installed_version
+from estimators._tf_check import require_tensorflow as _require_tensorflow
 
 # Where each public name lives; the two subpackages are public names too.
 _MODULES: dict[str, tuple[str, ...]] = {
@@ -73,45 +72,50 @@ __all__ = [
 ]
 
 
-if "tensorflow" in sys.modules:  # a program that imported TensorFlow first learns of a wrong version at once
-    require_tensorflow()
+if "tensorflow" in _sys.modules:  # a program that imported TensorFlow first learns of a wrong version at once
+    _require_tensorflow()
+else:
+    _check_installed_version()
+
+_SUBMODULES = frozenset(info.name for info in _pkgutil.iter_modules(__path__))
 
 
-def __getattr__(name: str) -> Any:
-    """Loads a public name on first use (checking TensorFlow first), or a submodule (`estimators.export`)."""
+def __getattr__(name: str):
+    """Loads a public name on first use (checking TensorFlow first), or a submodule (`estimators.export`);
+    any other name is an AttributeError at once (hasattr probes import nothing)."""
     if name in _SOURCES or name in _V1_TRAIN or name in _SUBPACKAGES:
-        require_tensorflow()
+        _require_tensorflow()
         if name in _V1_TRAIN:
             import tensorflow as tf
 
             value = getattr(tf.compat.v1.train, name)
         elif name in _SUBPACKAGES:
-            value = importlib.import_module(f"{__name__}.{name}")
+            value = _importlib.import_module(f"{__name__}.{name}")
         else:
-            value = getattr(importlib.import_module(_SOURCES[name]), name)
-    else:  # not public: a submodule, whose own imports decide whether TensorFlow starts
-        try:
-            value = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as err:
-            if err.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+            value = getattr(_importlib.import_module(_SOURCES[name]), name)
+    elif name in _SUBMODULES:  # not public: a submodule, whose own imports decide whether TensorFlow starts
+        value = _importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted({name for name in globals() if not name.startswith("_")} | set(__all__))
 
 
-class _Package(types.ModuleType):
+class _Package(_types.ModuleType):
     """`estimators.preflight` stays the function, as when this package imported everything at once: importing
     the subpackage of that name (estimators.preflight.check, ...) would otherwise set it to the module."""
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "preflight" and isinstance(value, types.ModuleType):
+    def __setattr__(self, name: str, value) -> None:
+        if name == "preflight" and isinstance(value, _types.ModuleType):
             return  # the subpackage stays in sys.modules["estimators.preflight"]
         super().__setattr__(name, value)
 
+    def __reduce__(self):  # pickled by name, as a plain module is (cloudpickle picks reducers by exact type)
+        return _importlib.import_module, (self.__name__,)
 
-sys.modules[__name__].__class__ = _Package
+
+_sys.modules[__name__].__class__ = _Package

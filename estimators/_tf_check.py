@@ -3,6 +3,32 @@
 MINIMUM = (2, 16)
 
 
+def _parts(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+
+
+def _too_old(version: str) -> ImportError:
+    return ImportError(
+        f"estimators needs TensorFlow >= 2.16 (Keras 3), found {version}. Upgrade with "
+        "`pip install -U 'tensorflow>=2.16'`; for TF 2.15 and older use tf.estimator itself."
+    )
+
+
+def check_installed_version() -> None:
+    """The same refusal from the installed packages' metadata, without importing TensorFlow (seconds): for
+    `import estimators` before TensorFlow, so `from estimators.estimator import ...` is checked too. With no
+    TensorFlow installed nothing is said here: main.py answers --help without it; first use says what to do."""
+    import importlib.metadata
+
+    try:
+        versions = [importlib.metadata.version(name)
+                    for name in importlib.metadata.packages_distributions().get("tensorflow", ())]
+    except Exception:  # unreadable metadata: first use checks the imported module instead
+        return
+    if versions and max(_parts(v) for v in versions) < MINIMUM:
+        raise _too_old(max(versions, key=_parts))
+
+
 def require_tensorflow() -> None:
     try:
         import tensorflow as tf
@@ -11,9 +37,5 @@ def require_tensorflow() -> None:
             "estimators needs TensorFlow >= 2.16, which is not installed. Install it with "
             "`pip install -e .[cpu]` (or .[gpu], or tensorflow-tpu on a TPU VM: see BUILD_NOTES.md)."
         ) from None
-    parts = tuple(int(p) for p in tf.__version__.split(".")[:2] if p.isdigit())
-    if parts < MINIMUM:
-        raise ImportError(
-            f"estimators needs TensorFlow >= 2.16 (Keras 3), found {tf.__version__}. Upgrade with "
-            "`pip install -U 'tensorflow>=2.16'`; for TF 2.15 and older use tf.estimator itself."
-        )
+    if _parts(tf.__version__) < MINIMUM:
+        raise _too_old(tf.__version__)

@@ -102,7 +102,7 @@ def quiet_tensorflow_startup(argv: Sequence[str], verbosity: int | None = None) 
 def require_tensorflow() -> None:
     """Exits with one line (status 1) naming the fix when TensorFlow is missing or too old."""
     try:
-        from estimators._tf_check import require_tensorflow as check  # the package's __init__ checks too
+        from estimators._tf_check import require_tensorflow as check  # the imported module itself
 
         check()
     except ImportError as err:

@@ -115,9 +115,13 @@ def metric_fn(labels: tf.Tensor, logits: tf.Tensor, *,
 
 
 def batch_accuracy(labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-    """The fraction of the batch whose argmax is its label (float32 scalar)."""
-    right = tf.equal(tf.argmax(logits, axis=-1, output_type=tf.int32), tf.cast(labels, tf.int32))
-    return tf.reduce_mean(tf.cast(right, tf.float32))
+    """The fraction of the batch whose argmax is its label (float32 scalar; 0 for an empty batch).
+
+    labels: [b] or [b, 1] class ids; logits: [b, num_classes].
+    """
+    predicted = tf.argmax(logits, axis=-1, output_type=tf.int32)
+    right = tf.cast(tf.equal(predicted, tf.reshape(tf.cast(labels, tf.int32), [-1])), tf.float32)
+    return tf.math.divide_no_nan(tf.reduce_sum(right), tf.cast(tf.size(right), tf.float32))
 
 
 def _cross_entropy(labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
@@ -158,7 +162,7 @@ def classifier_spec(
     if regularization is not None:
         loss = loss + tf.cast(regularization, tf.float32)
     if mode == ModeKeys.TRAIN:
-        train_metrics.report("accuracy", batch_accuracy(labels, logits))
+        train_metrics.report("accuracy", batch_accuracy(labels, logits), weight=tf.shape(logits)[0])
         optimizer = CrossShardOptimizer(make_optimizer())
         return TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, var_list=list(trainable_variables)))
     if mode == ModeKeys.EVAL:

@@ -20,7 +20,7 @@ from estimators.checkpoint.checkpointer import Checkpointer
 from tests.worker_process import Worker, assert_bit_exact, checkpoint_values, reference_values, run_to_end
 
 SEED = 20260
-MAX_STEPS = 200
+MAX_STEPS = 240
 ARGS = ("--iterations_per_loop=3", "--save_steps=2")
 KILLS, SIGTERMS, STARTUP_KILLS = 10, 3, 1
 MAX_STEPS_PER_LIFE = 12  # a life is stopped after at most this many steps: 14 lives cannot finish the run

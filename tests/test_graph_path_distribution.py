@@ -100,3 +100,19 @@ def test_graph_path_refuses_strategies_it_cannot_replicate_in_one_process(tmp_pa
     config = estimators.RunConfig(model_dir=str(tmp_path), train_distribute=strategy, execution="graph")
     with pytest.raises(ValueError, match="CentralStorageStrategy.*MirroredStrategy"):
         estimators.Estimator(linear_model_fn, config=config).train(batches_of(4), steps=1)
+
+
+def test_a_session_config_keeps_the_programs_logical_devices_and_its_own_settings():
+    """A tf.compat.v1.Session given a ConfigProto sees only the devices it names: with RunConfig's default
+    session_config (2.15's) the 8 logical CPUs became one, every replica was soft-placed on CPU:0 and the first
+    training step deadlocked in the per-device input. Sessions now get the process's devices under the config."""
+    from estimators.graph.replicated import local_session_config
+    from estimators.run_config import get_default_session_config
+
+    given = get_default_session_config()
+    given.intra_op_parallelism_threads = 3
+    merged = local_session_config(given)
+    assert merged.device_count["CPU"] == 8
+    assert merged.allow_soft_placement and merged.intra_op_parallelism_threads == 3
+    assert merged.graph_options.rewrite_options == given.graph_options.rewrite_options
+    assert local_session_config(None) is None

@@ -3,7 +3,7 @@
 import pytest
 import tensorflow as tf
 
-from estimators._tf_check import require_tensorflow
+from estimators._tf_check import check_installed_version, require_tensorflow
 
 
 def test_tensorflow_older_than_2_16_is_refused_with_the_fix(monkeypatch):
@@ -31,7 +31,22 @@ def test_the_lazy_package_lists_and_reaches_every_public_name():
     import estimators.preflight.report  # the subpackage named like the function; the function stays
 
     assert set(estimators.__all__) <= set(dir(estimators))
+    for name in estimators.__all__:
+        assert getattr(estimators, name) is not None, name
+    assert not hasattr(estimators, "no_such_submodule")
     assert callable(estimators.preflight) and estimators.preflight.__name__ == "preflight"
     assert estimators.export.PredictOutput.__name__ == "PredictOutput"  # a submodule, on first use
     with pytest.raises(AttributeError, match="has no attribute 'Estimater'"):
         estimators.Estimater  # noqa: B018
+
+
+def test_an_installed_tensorflow_older_than_2_16_is_refused_before_it_is_imported(monkeypatch):
+    """`import estimators` before TensorFlow reads the installed version from package metadata (no import)."""
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", lambda: {"tensorflow": ["tensorflow_cpu"]})
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "2.15.1")
+    with pytest.raises(ImportError, match=r"needs TensorFlow >= 2.16 \(Keras 3\), found 2.15.1"):
+        check_installed_version()
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "2.21.0")
+    check_installed_version()

@@ -141,8 +141,30 @@ def test_report_outside_a_train_step_does_nothing_and_checks_what_it_is_given():
         with pytest.raises(ValueError, match="needs a scalar"):
             train_metrics.report("per_example", tf.ones([4]))
     assert list(train_metrics.reported(call)) == ["accuracy"]
-    assert train_metrics.reported(call)["accuracy"].dtype == tf.float32
+    weighted, weight = train_metrics.reported(call)["accuracy"]
+    assert weighted.dtype == weight.dtype == tf.float32 and (float(weighted), float(weight)) == (1.0, 1.0)
     evaluation = ModelFnCall("eval", 1)
     with entered(evaluation):
         train_metrics.report("accuracy", 1.0)
     assert train_metrics.reported(evaluation) == {}
+
+
+def test_a_replica_is_weighted_by_what_it_reports_and_an_empty_one_counts_for_nothing():
+    """With a short last global batch replicas hold 3, 1 or no rows: the engine sums value x weight and weight
+    over replicas, so the classifiers (weight: their rows) show the global batch's accuracy, never NaN."""
+    from estimators.compat.call_context import ModelFnCall, entered
+
+    contributions = []
+    for accuracy, rows in ((2 / 3, 3), (0.0, 1), (float("nan"), 0)):
+        call = ModelFnCall("train", 1)
+        with entered(call):
+            train_metrics.report("accuracy", accuracy, weight=rows)
+        contributions.append([float(t) for t in train_metrics.reported(call)["accuracy"]])
+    total, rows = np.sum(contributions, axis=0)
+    assert (total, rows) == (pytest.approx(2.0), 4.0)  # 2 right of 4 rows: 0.5, where a plain mean gives NaN
+
+
+def test_batch_accuracy_takes_column_labels_and_an_empty_batch():
+    logits = tf.constant([[2.0, 1.0], [0.0, 3.0]])
+    assert float(common.batch_accuracy(tf.constant([[0], [0]]), logits)) == 0.5
+    assert float(common.batch_accuracy(tf.zeros([0], tf.int32), tf.zeros([0, 2]))) == 0.0

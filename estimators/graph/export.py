@@ -15,6 +15,7 @@ from estimators.checkpoint import finite
 from estimators.export.publish import publish_export
 from estimators.export.receivers import materialize
 from estimators.export.signatures import build_signatures, export_outputs_for_predict
+from estimators.graph import replicated
 from estimators.graph.build import seeded_graph
 from estimators.graph.specs import call_model_fn
 from estimators.mode_keys import ModeKeys
@@ -41,7 +42,8 @@ def export_saved_model(estimator: Any, export_dir_base: str, serving_input_recei
         saver = scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
 
         def write(temporary: str) -> None:
-            with tf.compat.v1.Session(config=estimator.config.session_config) as session:
+            config = replicated.local_session_config(estimator.config.session_config)
+            with tf.compat.v1.Session(config=config) as session:
                 saver.restore(session, checkpoint_path)
                 builder = tf.compat.v1.saved_model.Builder(temporary)
                 builder.add_meta_graph_and_variables(

@@ -10,6 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.graph import replicated
 from estimators.graph.build import call_graph, ensure_saver
 from estimators.graph.hooks import session_hooks
 from estimators.graph.saving import RestoredFiniteCheck
@@ -28,8 +29,9 @@ def predict(estimator: Any, input_fn: Callable, predict_keys: Any, hooks: Any, p
         all_hooks = [*built.input_hooks, *session_hooks(hooks, "predict() hooks"), *spec.prediction_hooks,
                      RestoredFiniteCheck(path)]
         ensure_saver(spec.scaffold)
-        creator = tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, config=estimator.config.session_config,
-                                                         checkpoint_filename_with_path=path)
+        creator = tf.compat.v1.train.ChiefSessionCreator(
+            spec.scaffold, config=replicated.local_session_config(estimator.config.session_config),
+            checkpoint_filename_with_path=path)
         session = tf.compat.v1.train.MonitoredSession(creator, hooks=all_hooks)
     # The caller runs between yields: the graph is no longer the default one, the session stays open.
     with session:

@@ -12,6 +12,7 @@ from typing import Any
 
 import tensorflow as tf
 from tensorflow.python.distribute import values as distribute_values
+from tensorflow.python.eager import context
 from tensorflow.python.training import training_util
 
 from estimators.compat.input_fn_call import bound_input_fn
@@ -46,7 +47,7 @@ def session_target(strategy: Any, session_config: Any) -> tuple[str, Any]:
     started here once per process (a program with eager execution disabled).
     """
     if not spans_workers(strategy):
-        return "", session_config
+        return "", local_session_config(session_config)
     config = strategy.update_config_proto(session_config or tf.compat.v1.ConfigProto())
     resolver = strategy.cluster_resolver
     cluster = resolver.cluster_spec()
@@ -57,6 +58,23 @@ def session_target(strategy: Any, session_config: Any) -> tuple[str, Any]:
         _servers[address] = tf.distribute.Server(cluster, job_name=resolver.task_type, task_index=resolver.task_id,
                                                  config=config, start=True)
     return _servers[address].target, config
+
+
+def local_session_config(session_config: Any) -> Any:
+    """`session_config` over this process's device setup, for an in-process session.
+
+    A tf.compat.v1.Session given a ConfigProto sees only the devices it names, not the logical devices
+    the program configured (tf.config.set_logical_device_configuration: 8 CPUs standing in for a TPU's
+    cores, or split GPUs); TensorFlow fills them in only for a session given no config. Without them
+    every replica of a MirroredStrategy is soft-placed on CPU:0 and its per-device input deadlocks. So
+    the process's own config (context.context().config) comes first and the given settings win over it.
+    None stays None (the session then takes the process's config itself).
+    """
+    if session_config is None:
+        return None
+    merged = context.context().config
+    merged.MergeFrom(session_config)
+    return merged
 
 
 class _DistributedIteratorInitializer(tf.compat.v1.train.SessionRunHook):

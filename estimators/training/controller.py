@@ -13,6 +13,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from estimators import log as logging
@@ -80,7 +81,8 @@ class TrainController:
             if result.steps:
                 loss = result.loss
                 info = LoopInfo(step, result.steps, result.loss,
-                                result.learning_rate if plan.has_optimizer() else None, seconds, result.metrics)
+                                result.learning_rate if plan.has_optimizer() else None, seconds,
+                                MappingProxyType(dict(result.metrics)))
                 self._guard.after_loop(info)
                 hook_stop = any([hook.after_loop(info) is True for hook in plan.hooks])
                 final = ended or step >= plan.target or hook_stop or plan.stop_requested() is not None

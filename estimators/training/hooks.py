@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import tensorflow as tf
@@ -29,7 +30,8 @@ class LoopInfo:
     loss: float  # the last step's loss (mean over replicas)
     learning_rate: float | None  # the rate the last step used; None without an optimizer
     seconds: float  # wall time of the loop
-    metrics: Mapping[str, float] = field(default_factory=dict)  # model_fn's reported scalars, mean over the loop
+    # model_fn's reported scalars (training/train_metrics.py), mean over the loop; read-only, and out of the hash
+    metrics: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}), hash=False)
 
 
 class Hook:

@@ -175,9 +175,14 @@ class TrainLoop:
                     outputs = strategy.run(step, args=(element,))
                 loss = strategy.reduce(_MEAN, outputs.loss, axis=None)
                 learning_rate = strategy.experimental_local_results(outputs.learning_rate)[0]
-                metrics = {name: strategy.reduce(_MEAN, value, axis=None)
-                           for name, value in (outputs.metrics or {}).items()}
-                self._metric_names = tuple(metrics)
+                metrics = {name: tf.math.divide_no_nan(strategy.reduce(_SUM, weighted, axis=None),
+                                                       strategy.reduce(_SUM, weight, axis=None))
+                           for name, (weighted, weight) in (outputs.metrics or {}).items()}
+                if self._traced_names is not None and tuple(metrics) != self._traced_names:
+                    raise ValueError(  # an older trace's values would be read under these names
+                        f"model_fn reported {list(metrics)} with train_metrics.report in this trace of the train "
+                        f"step but {list(self._traced_names)} in an earlier one: report the same names every call.")
+                self._traced_names = tuple(metrics)
                 if host_call is not None:
                     host_call.after_step(strategy, outputs.host_call, index)
                 if summaries is not None:
@@ -203,12 +208,12 @@ class TrainLoop:
                 if not element.has_value():
                     break
                 loss, learning_rate, step_values = run(element.get_value(), done)
-                if self._metric_names:  # known once run() is traced, just above: reporting nothing, nothing kept
+                if self._reported_names:  # known once run() is traced, just above: reporting nothing, nothing kept
                     values = values.write(done, step_values)
                 done += 1
-            if not self._metric_names:
+            if not self._reported_names:
                 return done, loss, learning_rate, tf.zeros([0])
-            means = tf.reduce_mean(tf.reshape(values.concat(), [done, len(self._metric_names)]), axis=0)
+            means = tf.reduce_mean(tf.reshape(values.concat(), [done, len(self._reported_names)]), axis=0)
             return done, loss, learning_rate, means
 
         @tf.function
@@ -216,7 +221,7 @@ class TrainLoop:
             loss, learning_rate, step_values = run(next(iterator), tf.constant(0))
             return tf.constant(1), loss, learning_rate, step_values
 
-        self._metric_names: tuple[str, ...] = ()  # what model_fn reports, in its order (set when the step is traced)
+        self._traced_names: tuple[str, ...] | None = None  # what model_fn reports, in its order (set by the trace)
         self._single = single_step
         self._function = one_step if single_step else loop
         self._host_call = host_call
@@ -233,6 +238,10 @@ class TrainLoop:
     def tracing_count(self) -> int:
         return self._function.experimental_get_tracing_count()
 
+    @property
+    def _reported_names(self) -> tuple[str, ...]:
+        return self._traced_names or ()
+
     def __call__(self, iterator, iterations: int) -> TrainLoopResult:
         if self._single:
             try:
@@ -243,7 +252,7 @@ class TrainLoop:
             done, loss, rate, means = self._function(iterator, tf.constant(iterations))
         if self._host_call is not None:
             self._host_call.flush()
-        metrics = dict(zip(self._metric_names, means.numpy().tolist(), strict=True)) if int(done) else {}
+        metrics = dict(zip(self._reported_names, means.numpy().tolist(), strict=True)) if int(done) else {}
         return TrainLoopResult(int(done), float(loss), float(rate), metrics)
 
 

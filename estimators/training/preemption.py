@@ -121,8 +121,15 @@ def stopping_on_signals(stop: StopRequest) -> Iterator[StopRequest]:
     previous_handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS}
     previous_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
 
+    noted = threading.Lock()  # the note is logged once, by whichever of handler and watcher comes first
+
+    def note(signum: int) -> None:  # before the default action is in place: a second signal cannot cut it off
+        if noted.acquire(blocking=False):
+            logging.warning("%s", stopping_note(signal.Signals(signum).name))
+
     def handler(signum: int, frame: Any) -> None:  # runs in the main thread, between bytecodes
         del frame
+        note(signum)
         for sig in _SIGNALS:
             signal.signal(sig, signal.SIG_DFL)  # the second signal ends the process at once
         _request_all(signal.Signals(signum).name)
@@ -139,9 +146,9 @@ def stopping_on_signals(stop: StopRequest) -> Iterator[StopRequest]:
             received += 1
             if received > 1:  # a second one arrived before the default action was in place
                 _end_by(data[0])
+            note(data[0])
             _default_actions()  # from here a second signal ends the process, main thread busy or not
             _request_all(signal.Signals(data[0]).name)
-            logging.warning("%s", stopping_note(signal.Signals(data[0]).name))
 
     for sig in _SIGNALS:
         signal.signal(sig, handler)

@@ -7,7 +7,7 @@ Why a channel of its own: a tf.summary written inside the step fails once XLA co
 engine between loops. So a reported value leaves the step as one of its outputs, as the loss does,
 and the engine writes and shows it outside the compiled step:
 
-- TensorBoard: the mean over replicas, tagged `name` in model_dir, at the steps `loss` is written
+- TensorBoard: the mean over replicas (weighted, see report), tagged `name` in model_dir, at the steps `loss` is written
   (the first step of train(), then every save_summary_steps), by the chief;
 - the progress line (and LoopInfo.metrics, for hooks): the mean over the latest loop's steps.
 
@@ -33,11 +33,12 @@ __all__ = ["ENGINE_TAGS", "report", "reported"]
 ENGINE_TAGS = frozenset({"loss", "learning_rate", "global_step/sec", "examples/sec"})  # what train() writes itself
 
 
-def report(name: str, value: Any) -> None:
+def report(name: str, value: Any, weight: Any = None) -> None:
     """Reports this replica's scalar `value` (e.g. its batch's accuracy) under `name` for the current train step.
 
-    With several replicas the engine shows their mean: with equal per-replica batches, the mean of
-    per-replica accuracies is the global batch's accuracy.
+    With several replicas the engine shows their mean weighted by `weight` (default 1: a plain mean). Pass
+    the rows a per-row mean was taken over, so a short last global batch (replicas of 3, 3, 2, 2 rows, or
+    none at all) still gives the global batch's value; a replica of weight 0 counts for nothing.
     """
     call = current_call()
     if call is None or not call.training:
@@ -51,9 +52,12 @@ def report(name: str, value: Any) -> None:
     if tensor.shape.rank not in (0, None):
         raise ValueError(f"train_metrics.report({name!r}) needs a scalar (one value for this replica's batch), got "
                          f"shape {tensor.shape}: reduce it first (tf.reduce_mean).")
-    call.train_metrics[name] = tf.reshape(tf.cast(tensor, tf.float32), [])
+    value = tf.reshape(tf.cast(tensor, tf.float32), [])
+    weight = tf.constant(1.0) if weight is None else tf.reshape(tf.cast(weight, tf.float32), [])
+    call.train_metrics[name] = (tf.where(weight > 0, value * weight, 0.0), weight)  # an empty batch's NaN: 0
 
 
-def reported(call: Any) -> dict[str, tf.Tensor]:
-    """{name: float32 scalar} that a model_fn call reported, in the order it reported them."""
+def reported(call: Any) -> dict[str, tuple[tf.Tensor, tf.Tensor]]:
+    """{name: (value x weight, weight)} that a model_fn call reported, in the order it reported them (the
+    engine sums both over replicas and divides)."""
     return dict(getattr(call, "train_metrics", None) or {})
