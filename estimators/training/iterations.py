@@ -6,7 +6,8 @@ keeps something on screen every so often however slow the steps are. Here a loop
 slower of the recent mean and the latest loop's step time: on a machine getting busier, the mean
 lags behind and loops (and the gaps between progress lines) outgrow the duration. The first
 one-step loop only probes: its time (a first step is slow: memory, caches, input warm-up) is
-dropped from the mean once a real loop has been timed, or it keeps later loops too short.
+dropped from the mean once a real loop has been timed, or it keeps later loops too short; and as one
+step is a poor estimate, the loop it sizes aims at half the duration.
 """
 
 from __future__ import annotations
@@ -58,7 +59,10 @@ class IterationsPerLoop:
             wanted = 1
         else:
             step_secs = self.step_seconds()
-            wanted = max(1, int(self.seconds / step_secs)) if step_secs > 0 else 1
+            # Sized by the probe's one step only, the first real loop aims at half the duration: one step
+            # says little (measured under load: a 0.29 s probe, then 0.37 s steps, a 38 s silence for "30s").
+            budget = self.seconds / 2 if self._probe_timed else self.seconds
+            wanted = max(1, int(budget / step_secs)) if step_secs > 0 else 1
         return int(min(wanted, remaining)) if math.isfinite(remaining) else wanted
 
     def step_seconds(self) -> float:
