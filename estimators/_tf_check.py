@@ -14,6 +14,23 @@ def _too_old(version: str) -> ImportError:
     )
 
 
+# The distributions TensorFlow's own builds install the `tensorflow` package under.
+_KNOWN_DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-tpu", "tensorflow-gpu", "tensorflow-macos",
+                        "tensorflow-intel", "tensorflow-aarch64", "tf-nightly", "tf-nightly-cpu", "tf-nightly-tpu")
+
+
+def _versions(names) -> list[str]:
+    import importlib.metadata
+
+    found = []
+    for name in names:
+        try:
+            found.append(importlib.metadata.version(name))
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return found
+
+
 def check_installed_version() -> None:
     """The same refusal from the installed packages' metadata, without importing TensorFlow (seconds): for
     `import estimators` before TensorFlow, so `from estimators.estimator import ...` is checked too. With no
@@ -21,8 +38,9 @@ def check_installed_version() -> None:
     import importlib.metadata
 
     try:
-        versions = [importlib.metadata.version(name)
-                    for name in importlib.metadata.packages_distributions().get("tensorflow", ())]
+        versions = _versions(_KNOWN_DISTRIBUTIONS)  # a few ms; a full metadata scan costs ~150 ms per import
+        if not versions:  # another build, or none: every distribution that installs a `tensorflow` package
+            versions = _versions(importlib.metadata.packages_distributions().get("tensorflow", ()))
     except Exception:  # unreadable metadata: first use checks the imported module instead
         return
     if versions and max(_parts(v) for v in versions) < MINIMUM:

@@ -50,3 +50,19 @@ def test_an_installed_tensorflow_older_than_2_16_is_refused_before_it_is_importe
         check_installed_version()
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "2.21.0")
     check_installed_version()
+
+
+def test_a_tensorflow_build_under_another_distribution_name_is_checked_too(monkeypatch):
+    """TensorFlow's own distribution names are looked up first (a few ms); any other build that installs the
+    `tensorflow` package is found through the full metadata scan."""
+    import importlib.metadata
+
+    def version(name):
+        if name != "my-tensorflow-build":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return "2.15.0"
+
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", lambda: {"tensorflow": ["my-tensorflow-build"]})
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    with pytest.raises(ImportError, match=r"found 2.15.0"):
+        check_installed_version()
