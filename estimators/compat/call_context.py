@@ -48,7 +48,7 @@ class ModelFnCall:
     summaries: list = field(default_factory=list)  # tf.compat.v1.summary ops model_fn created
     read_only: bool = False  # no variable write takes effect (reading v1 metric values)
     session_locals: list = field(default_factory=list)  # names of LOCAL_VARIABLES made outside tf.compat.v1.metrics
-    train_metrics: dict = field(default_factory=dict)  # {name: scalar} model_fn reported (training/train_metrics.py)
+    train_metrics: dict = field(default_factory=dict)  # {name: (value x weight, weight)}: training/train_metrics.py
 
     @property
     def training(self) -> bool:

@@ -58,7 +58,7 @@ class TrainOutputs(NamedTuple):
     learning_rate: tf.Tensor
     host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors (list or dict), for the host function
     fetched: Any = ()  # {key: tensor} LoggingTensorHooks asked for (logging_hook.StepFetches keys)
-    metrics: Any = ()  # {name: scalar} model_fn reported through training/train_metrics.py
+    metrics: Any = ()  # {name: (value x weight, weight)} model_fn reported (training/train_metrics.py)
 
 
 class InferenceOutputs(NamedTuple):
