@@ -9,7 +9,10 @@ hits both alike:
 Steady state: two train() calls of N1 and N2 steps after a warm-up call; the step time is the difference of
 their wall times over N2 - N1 steps, so graph building, session start and checkpoint restore/save cancel out.
 
-    .venv/bin/python bench/canned_speed.py --rounds 2
+    .venv/bin/python bench/canned_speed.py --rounds 5
+
+It prints every process's figure, each contender's median and best, and the ratios of both; compare the best
+(bench/speed_program.py:summary says why).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: the repository root on the path, for `bench`
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.speed_program import medians_taking_turns, run_speed_program  # noqa: E402
+from bench.speed_program import ratios, run_speed_program, summary, taking_turns  # noqa: E402
 
 PROGRAM = r"""
 import json, sys, tempfile, time
@@ -81,7 +84,7 @@ def run(contender: str, python: str, batch: int, n1: int, n2: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--steps", type=int, nargs=2, default=(100, 2100), metavar=("N1", "N2"))
     parser.add_argument("--python215", default="/work/venv215/bin/python")
@@ -89,9 +92,8 @@ def main() -> None:
     pythons = {"tf215": args.python215, "ours": sys.executable}
     measures = {name: functools.partial(lambda n, p: run(n, p, args.batch, *args.steps)["step_ms"], name, python)
                 for name, python in pythons.items()}
-    median = medians_taking_turns(measures, args.rounds, "ms/step", 2)
-    print(json.dumps({"median_step_ms": median, "ours_vs_tf215_step_time": median["ours"] / median["tf215"]},
-                     indent=1))
+    figures = summary(taking_turns(measures, args.rounds, "ms/step", 2), higher_is_better=False)
+    print(json.dumps({"step_ms": figures, "ours_vs_tf215_step_time": ratios(figures, "ours", "tf215")}, indent=1))
 
 
 if __name__ == "__main__":

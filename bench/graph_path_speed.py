@@ -9,7 +9,10 @@ hits all of them alike:
 Steady-state speed: two train() calls of N1 and N2 steps after a warm-up call; (N2 - N1) x batch over the
 difference of their wall times, so graph building, session creation and tracing cancel out.
 
-    .venv/bin/python bench/graph_path_speed.py --rounds 2
+    .venv/bin/python bench/graph_path_speed.py --rounds 5
+
+It prints every process's figure, each contender's median and best, and the ratios of both; compare the best
+(bench/speed_program.py:summary says why).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: the repository root on the path, for `bench`
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.speed_program import medians_taking_turns, run_speed_program  # noqa: E402
+from bench.speed_program import ratios, run_speed_program, summary, taking_turns  # noqa: E402
 
 PROGRAM = r"""
 import json, os, sys, tempfile, time
@@ -81,7 +84,7 @@ def run(contender: str, python: str, batch: int, n1: int, n2: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--steps", type=int, nargs=2, default=(10, 60), metavar=("N1", "N2"))
     parser.add_argument("--python215", default="/work/venv215/bin/python")
@@ -89,9 +92,9 @@ def main() -> None:
     pythons = {"tf215": args.python215, "graph": sys.executable, "tf2": sys.executable}
     measures = {name: functools.partial(lambda n, p: run(n, p, args.batch, *args.steps)["examples_per_sec"], name,
                                         python) for name, python in pythons.items()}
-    median = medians_taking_turns(measures, args.rounds, "examples/sec", 1)
-    print(json.dumps({"median_examples_per_sec": median, "graph_vs_tf215": median["graph"] / median["tf215"],
-                      "graph_vs_tf2": median["graph"] / median["tf2"]}, indent=1))
+    figures = summary(taking_turns(measures, args.rounds, "examples/sec", 1), higher_is_better=True)
+    print(json.dumps({"examples_per_sec": figures, "graph_vs_tf215": ratios(figures, "graph", "tf215"),
+                      "graph_vs_tf2": ratios(figures, "graph", "tf2")}, indent=1))
 
 
 if __name__ == "__main__":

@@ -21,12 +21,30 @@ def run_speed_program(program: str, python: str, argv: list[str], env: dict | No
     return json.loads(lines[0][len("SPEED "):])
 
 
-def medians_taking_turns(measures: dict[str, Callable[[], float]], rounds: int, unit: str, digits: int) -> dict:
-    """Each contender's median over `rounds`, the contenders taking turns (ABCABC...) so the machine's drift
-    hits all alike; every measurement is printed as it comes."""
+def taking_turns(measures: dict[str, Callable[[], float]], rounds: int, unit: str, digits: int) -> dict:
+    """Every contender's measurements over `rounds`, the contenders taking turns (ABCABC...) so the machine's
+    drift hits all alike; each measurement is printed as it comes."""
     values: dict[str, list[float]] = {name: [] for name in measures}
     for round_ in range(rounds):
         for name, measure in measures.items():
             values[name].append(measure())
             print(f"round {round_ + 1} {name}: {values[name][-1]:.{digits}f} {unit}", flush=True)
-    return {name: statistics.median(found) for name, found in values.items()}
+    return values
+
+
+def summary(values: dict[str, list[float]], higher_is_better: bool) -> dict:
+    """Each contender's median and best measurement.
+
+    The best is the figure to compare: on these shared machines a process settles at one of two speeds about
+    2x apart, whatever the code, so medians of a few processes compare the machine's luck; noise only ever
+    slows a process, and with enough rounds every contender reaches the fast speed at least once.
+    """
+    best = max if higher_is_better else min
+    return {"median": {name: statistics.median(found) for name, found in values.items()},
+            "best": {name: best(found) for name, found in values.items()},
+            "all": values}
+
+
+def ratios(figures: dict, numerator: str, denominator: str) -> dict:
+    """numerator / denominator for the median and for the best figures."""
+    return {kind: figures[kind][numerator] / figures[kind][denominator] for kind in ("median", "best")}

@@ -176,9 +176,7 @@ def test_the_estimators_own_loss_line_is_logged_once_at_step_0():
 
 
 # -- 7 ---------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("style", ["dataset", pytest.param("tensors", marks=pytest.mark.xfail(strict=True, reason=(
-    "open: the TF2 path calls an input_fn that returns tensors twice (eagerly, to see what it returns, then in the "
-    "graph whose session evaluates them); the numbers match 2.15")))])
+@pytest.mark.parametrize("style", ["dataset", "tensors"])
 def test_input_fn_is_called_once_per_train_evaluate_and_predict(style):
     """An input_fn returning a Dataset, or tensors (a one-shot iterator's get_next()): 2.15 called it exactly
     once per train(), evaluate() and predict() call, and trained/evaluated/predicted the same numbers with both."""

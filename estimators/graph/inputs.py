@@ -12,7 +12,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators.compat.input_fn_call import bound_input_fn
+from estimators.compat.input_fn_call import bound_input_fn, has_dataset_or_queue_runner, warn_predict_never_ends
+from estimators.mode_keys import ModeKeys
 
 
 class _IteratorInitializer(tf.compat.v1.train.SessionRunHook):
@@ -30,7 +31,11 @@ def input_tensors(input_fn: Callable, *, mode: str, params: dict, config: Any) -
     """(features, labels, hooks) from input_fn called in the current graph with the arguments it declares."""
     call = bound_input_fn(input_fn, mode=mode, params=params, config=config)
     with tf.device("/cpu:0"):
-        return _parse(call())
+        features, labels, hooks = _parse(call())
+    if mode == ModeKeys.PREDICT and not has_dataset_or_queue_runner((features, labels),
+                                                                    tf.compat.v1.get_default_graph()):
+        warn_predict_never_ends()
+    return features, labels, hooks
 
 
 def _parse(result: Any) -> tuple[Any, Any, list]:
