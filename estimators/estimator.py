@@ -40,7 +40,7 @@ from estimators.graph import export as graph_export
 from estimators.graph import predict as graph_predict
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
-from estimators.run_config import RunConfig, with_session_config
+from estimators.run_config import RunConfig, TaskType, with_session_config
 from estimators.runtime.collection import Held, free_in_background, safe_point
 from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.predictions import split_predictions
@@ -110,6 +110,13 @@ def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
         return 0
 
 
+def _master_with_workers(config: RunConfig) -> bool:
+    """Whether TF_CONFIG's cluster has a 'master' job and 'worker' tasks: 2.15's between-graph training, which
+    MultiWorkerMirroredStrategy cannot run (it refuses a 'master' job)."""
+    jobs = config.cluster_spec.jobs
+    return TaskType.MASTER in jobs and TaskType.WORKER in jobs
+
+
 def _warn_not_finite(results: dict) -> None:
     """tf.estimator returned NaN metrics without a word; they are still returned, but said out loud."""
     bad = sorted(k for k, v in results.items() if isinstance(v, float) and not math.isfinite(v))
@@ -162,7 +169,7 @@ class Estimator:
         self._warm_start = warm_start.settings_from(warm_start_from)
         self._warm_start_settings = self._warm_start  # 2.15's name for it
         self._strategies: dict[str, tf.distribute.Strategy] = {}
-        if config.train_distribute is None and not self._use_tpu:
+        if config.train_distribute is None and not self._use_tpu and not _master_with_workers(config):
             # Before any TensorFlow op: collectives can only be configured at program start.
             workers = multi_worker_strategy()
             if workers is not None:
@@ -436,6 +443,14 @@ class Estimator:
         if steps is not None and max_steps is not None:
             raise ValueError(f"Set at most one of steps ({steps}) and max_steps ({max_steps}).")
         steps, max_steps = self._checked_steps("steps", steps), self._checked_steps("max_steps", max_steps)
+        if self._config.train_distribute is None and not self._use_tpu and _master_with_workers(self._config):
+            raise ValueError(
+                f"train() was called on the {self._config.task_type!r} task of a TF_CONFIG cluster with a 'master' job "
+                f"and 'worker' tasks ({sorted(self._config.cluster_spec.jobs)}). tf.estimator 2.15 trained such a "
+                "cluster between-graph (TF1 sessions sharing variables on the 'ps' tasks), which this engine does not "
+                "run: each task would train its own copy. Name the 'master' job 'chief' in TF_CONFIG to train the "
+                "chief and workers synchronously (MultiWorkerMirroredStrategy, which refuses a 'master' job), and "
+                "evaluate with an 'evaluator' task.")
         if self._path(hooks, saving_listeners) == choice.TF2:
             try:
                 return self._train_tf2(input_fn, hooks, steps, max_steps, saving_listeners)
