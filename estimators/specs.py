@@ -37,7 +37,8 @@ class EstimatorSpec(_EstimatorSpecFields):
     checked them (spec_checks.py): a wrong field fails in model_fn, at the line that made the spec.
 
     `eval_metric_ops` maps names to tf.compat.v1.metrics (value, update_op) pairs or Keras metrics that model_fn
-    updated itself. Scaffolds and SessionRunHooks put the model_fn on the graph path (estimators/graph/).
+    updated itself. Scaffolds and SessionRunHooks put the model_fn on the graph path (estimators/graph/); a spec
+    built without a scaffold holds an empty Scaffold, as 2.15's did, which puts nothing there.
     In PREDICT mode `export_outputs` holds the default serving signature, as 2.15's did: a PredictOutput of
     the predictions when none is given, the only one when there is one. `_replace` checks the new spec again.
     """
@@ -52,6 +53,8 @@ class EstimatorSpec(_EstimatorSpecFields):
                  "evaluation_hooks": evaluation_hooks, "prediction_hooks": prediction_hooks}
         eval_metric_ops, export_outputs = spec_checks.check_estimator_spec(
             mode, predictions, loss, train_op, eval_metric_ops, export_outputs, scaffold, hooks)
+        if scaffold is None:  # 2.15 gave every spec a Scaffold; this one keeps the program on its path
+            scaffold = spec_checks.default_scaffold()
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops, export_outputs,
                                tuple(training_chief_hooks or ()), tuple(training_hooks or ()), scaffold,
                                tuple(evaluation_hooks or ()), tuple(prediction_hooks or ()))
@@ -106,7 +109,8 @@ def validate_spec(spec: Any, mode: str, sessions: bool = False) -> EstimatorSpec
                             "model_fn was called with mode=%r but returned a spec with mode=%r; it runs as %r.", 1,
                             mode, spec.mode, mode)
     for name, what in () if sessions else _UNSUPPORTED.items():
-        if getattr(spec, name, None):
+        value = getattr(spec, name, None)
+        if spec_checks.user_scaffold(value) if name == "scaffold" else value:
             raise ValueError(f"{type(spec).__name__}.{name} holds {what}; remove it.")
     for name in () if sessions else ("training_hooks", "training_chief_hooks"):
         checked_hooks(getattr(spec, name, None), f"{type(spec).__name__}.{name}", Hook)

@@ -19,7 +19,11 @@ tests import. Afterwards:
   `training._TrainingExecutor`, `tpu.util.parse_iterations_per_loop`): if our counterpart module
   (COUNTERPARTS) defines the same name, that object; FALLBACK_USED records each one.
 
-A name we lack by both routes (`estimator._load_global_step_from_checkpoint_dir`,
+* Third, ALIASES: a non-public 2.15 class of key constants that we keep as a module of the same constants
+  under another name (`canned.prediction_keys.PredictionKeys` -> `estimators.canned.heads.keys`, whose
+  LOGITS, CLASSES, PROBABILITIES, ... are 2.15's strings): the module itself, so `PredictionKeys.X` reads our X.
+
+A name we lack by all three routes (`estimator._load_global_step_from_checkpoint_dir`,
 `export_lib.build_all_signature_defs`, the canned estimators) is simply missing: the test that uses
 it fails. Nothing here implements anything. The one exception is test-only helpers shipped inside
 2.15's package (hooks/fake_summary_writer.py): they load from the copied upstream file, unchanged.
@@ -81,6 +85,10 @@ COUNTERPARTS = {
 # Names 2.15 exported under another API root than tf.estimator, with the public name a port uses.
 OTHER_ROOTS = {
     "keras_lib": {"model_to_estimator": "v2.estimator.model_to_estimator"},  # tf.keras.estimator.*
+}
+# Non-public 2.15 names (module -> name -> our module) held by us as a module of the same constants.
+ALIASES = {
+    "canned.prediction_keys": {"PredictionKeys": "estimators.canned.heads.keys"},
 }
 FALLBACK_USED: dict[str, str] = {}  # "module.name" -> our object's "module.name"
 
@@ -168,6 +176,10 @@ class _Loader(importlib.abc.Loader):
                         setattr(module, attr, obj)
                         FALLBACK_USED[f"{short}.{attr}"] = f"{ours}.{attr}"
                         break
+            for attr, ours in ALIASES.get(short, {}).items():
+                if not hasattr(module, attr):
+                    setattr(module, attr, importlib.import_module(ours))
+                    FALLBACK_USED[f"{short}.{attr}"] = ours
         if name == PREFIX:
             module.estimator = V1_TREE  # 2.15's top-level package is the v1 API
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.spec_checks import user_scaffold
+
 GRAPH, TF2 = "graph", "tf2"
 # Ops that read a checkpoint: built in model_fn by init_from_checkpoint (or a Saver), they belong in a
 # session's initialiser, run once; in a tf.function they would run on every step.
@@ -69,7 +71,7 @@ def requested_path(config: Any, *hook_groups: Iterable | None) -> tuple[str | No
 
 def spec_needs_session(spec: Any) -> str | None:
     """Why a model_fn's spec can run only in a session (a short phrase), or None."""
-    if getattr(spec, "scaffold", None) is not None:
+    if user_scaffold(getattr(spec, "scaffold", None)) is not None:  # not the empty one EstimatorSpec gives
         return "its spec has a Scaffold"
     if getattr(spec, "scaffold_fn", None) is not None:
         return "its TPUEstimatorSpec has a scaffold_fn"
