@@ -1,5 +1,6 @@
 """Behaviours of tf.estimator 2.15 found by its own unit tests (bench/estimator_oracle), each pinned to what 2.15
-did: EstimatorSpec's default Scaffold, and the graph-level seed and global step model_fn sees."""
+did: EstimatorSpec's default Scaffold, the graph-level seed and global step model_fn sees, and export through a
+Scaffold whose saver is a tf.train.Checkpoint."""
 
 from __future__ import annotations
 
@@ -87,17 +88,16 @@ def process_seed():
     context.context()._set_global_seed(None)  # noqa: SLF001 - the state tf.random.set_seed(None) cannot restore
 
 
-def test_model_fn_sees_runconfigs_seed_none_not_the_processs_seed(tmp_path, process_seed):
-    """2.15 built each call's graph anew with RunConfig's tf_random_seed as its seed (None by default), whatever
-    tf.random.set_seed the process called: tf.compat.v1.get_default_graph().seed was None in model_fn in train,
-    evaluate and predict, and the global step existed (estimator_test's
-    test_graph_initialization_global_step_and_random_seed). The process's seed is as before afterwards."""
+def test_without_runconfigs_seed_model_fn_sees_the_processs_seed_and_the_global_step(tmp_path, process_seed):
+    """Deliberately unlike 2.15 (whose fresh graph had RunConfig's seed, None, whatever tf.random.set_seed the
+    process called): a program that seeds TensorFlow globally and leaves tf_random_seed None stays reproducible
+    here, so model_fn's graph seed is the process's. The global step exists in every mode, as in 2.15."""
     estimator = _estimator(tmp_path)
     estimator.train(_input_fn, steps=1)
     estimator.evaluate(_input_fn, steps=1)
     next(estimator.predict(lambda: tf.data.Dataset.from_tensor_slices(X).batch(4)))
     assert len(SEEN) >= 3
-    assert all(s == {"seed": None, "has_global_step": True} for s in SEEN), SEEN
+    assert all(s == {"seed": process_seed, "has_global_step": True} for s in SEEN), SEEN
     assert context.global_seed() == process_seed
 
 
@@ -108,3 +108,31 @@ def test_model_fn_sees_runconfigs_seed_when_it_is_set(tmp_path, process_seed):
     estimator.evaluate(_input_fn, steps=1)
     assert SEEN and all(s == {"seed": 42, "has_global_step": True} for s in SEEN), SEEN
     assert context.global_seed() == process_seed
+
+
+def test_a_scaffold_saving_through_a_tf_train_checkpoint_exports_a_servable_model(tmp_path):
+    """2.15 exported with a graph Saver of the objects a Checkpoint given as Scaffold(saver=...) tracks
+    (object_checkpointing_test's testSavedModelExport); the export serves the trained weights."""
+
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [2, 1], initializer=tf.compat.v1.ones_initializer())
+        step = tf.compat.v1.train.get_or_create_global_step()
+        scaffold = tf.compat.v1.train.Scaffold(saver=tf.train.Checkpoint(step=step, w=w))
+        if isinstance(features, dict):  # a serving receiver's single tensor, as 2.15 keyed it
+            features = features["feature"]
+        predictions = tf.matmul(features, w)
+        if mode == estimators.ModeKeys.PREDICT:
+            return estimators.EstimatorSpec(mode, predictions={"y": predictions}, scaffold=scaffold)
+        train_op = tf.group(w.assign_add(tf.ones([2, 1])), step.assign_add(1))
+        return estimators.EstimatorSpec(mode, loss=tf.reduce_sum(predictions), train_op=train_op, scaffold=scaffold)
+
+    estimator = estimators.Estimator(model_fn, model_dir=str(tmp_path / "model"))
+    estimator.train(_input_fn, steps=2)
+
+    def receiver():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
+        return estimators.export.ServingInputReceiver(x, {"x": x})
+
+    exported = estimator.export_saved_model(str(tmp_path / "export"), receiver)
+    served = tf.saved_model.load(exported).signatures["serving_default"](x=tf.constant([[1.0, 2.0]]))
+    np.testing.assert_allclose(served["y"].numpy(), [[9.0]])  # w is 3 after two steps: 1*3 + 2*3

@@ -10,9 +10,7 @@ Keras's seeds: Keras 3 layers (and tf_keras's) draw their initializer and dropou
 threads (the calling one, and replica threads inside model_fn calls) from a private `random.Random(seed)`
 and every other thread from Python's own stream. Python's and NumPy's global streams are never
 seeded or drawn from by the engine: another thread's draws during train() are its own, as with
-2.15, which seeded its own graph and never touched them. With tf_random_seed=None the call runs with no
-TensorFlow global seed (put back afterwards), as 2.15's graph had none whatever tf.random.set_seed the
-process called: model_fn's graph-level seed is None and unseeded random ops differ from run to run.
+2.15, which seeded its own graph and never touched them.
 """
 
 from __future__ import annotations
@@ -75,11 +73,9 @@ def route_keras_random() -> None:
 
 @contextlib.contextmanager
 def seeded(seed: int | None) -> Iterator[None]:
-    """Within the block, TensorFlow and Keras start from `seed`; when it is None, TensorFlow has no global seed
-    (2.15's fresh graph had none whatever the process's tf.random.set_seed) and Keras's seeds are left alone."""
+    """Within the block, TensorFlow and Keras start from `seed` (nothing changes when it is None)."""
     if seed is None:
-        with _without_tf_global_seed():
-            yield
+        yield
         return
     stream = random.Random(int(seed))
     tf_state, keras_state = _tf_global_seed_state(), _keras_seed_state()
@@ -102,23 +98,6 @@ def seeded(seed: int | None) -> Iterator[None]:
                 _streams.remove(stream)
             _restore_tf_global_seed_state(tf_state)
             _restore_keras_seed_state(keras_state)
-
-
-@contextlib.contextmanager
-def _without_tf_global_seed() -> Iterator[None]:
-    """TensorFlow's eager global seed unset for the block and put back afterwards, op-seed stream included: the
-    graph-level seed model_fn and input_fn see is RunConfig's None, as in 2.15's graph, not the process's."""
-    from tensorflow.python.eager import context
-
-    if not tf.executing_eagerly() or context.global_seed() is None:
-        yield  # nothing to unset (a TF1 graph's own seed is the graph path's business: graph/build.py)
-        return
-    tf_state = _tf_global_seed_state()
-    tf.random.set_seed(None)
-    try:
-        yield
-    finally:
-        _restore_tf_global_seed_state(tf_state)
 
 
 _MISSING = object()

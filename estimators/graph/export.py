@@ -39,7 +39,7 @@ def export_saved_model(estimator: Any, export_dir_base: str, serving_input_recei
             parts.method_name) for name, parts in signatures.items()}
         scaffold = spec.scaffold
         local_init = scaffold.local_init_op or tf.compat.v1.train.Scaffold.default_local_init_op()
-        saver = scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
+        saver = _graph_saver(scaffold.saver)
 
         def write(temporary: str) -> None:
             config = replicated.local_session_config(estimator.config.session_config)
@@ -55,3 +55,17 @@ def export_saved_model(estimator: Any, export_dir_base: str, serving_input_recei
         final = publish_export(export_dir_base, write, assets_extra)
     logging.info("Exported SavedModel with signatures %s from %s to %s", sorted(signatures), checkpoint_path, final)
     return final.encode()
+
+
+def _graph_saver(saver: Any) -> Any:
+    """The Saver that restores the checkpoint and goes into the SavedModel: the Scaffold's, a sharded Saver of all
+    variables without one, and for a tf.train.Checkpoint a Saver of the objects it tracks (2.15's export, as
+    Scaffold.finalize does for training)."""
+    if saver is None:
+        return tf.compat.v1.train.Saver(sharded=True)
+    if isinstance(saver, tf.train.Checkpoint):
+        from tensorflow.python.checkpoint import graph_view
+
+        return tf.compat.v1.train.Saver(var_list=graph_view.ObjectGraphView(saver).frozen_saveable_objects(),
+                                        sharded=True)
+    return saver
