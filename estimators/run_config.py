@@ -14,7 +14,7 @@ import math
 import os
 import re
 import threading
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import tensorflow as tf
@@ -326,6 +326,9 @@ class RunConfig:
     "graph" (tf.Graph and sessions, as tf.estimator) or "tf2" (tf.function under tf.distribute).
     """
 
+    # 2.15's tpu.RunConfig ran in-graph: evaluation follows the training master, no device filters (TPURunConfig)
+    _IN_GRAPH: ClassVar[bool] = False
+
     model_dir: str | None = _Stored()  # in `_model_dir`, as 2.15 kept it
     tf_random_seed: int | None = None
     save_summary_steps: int | None = 100
@@ -429,10 +432,10 @@ class RunConfig:
 
     def _resolve_masters(self, info: ClusterInfo) -> None:
         master, cluster = self.master, self.cluster
-        # A master TF_CONFIG derives from this task's own address in its cluster serves between-graph training;
-        # evaluation stays local (''), as 2.15's RunConfig left it. A master the program or a resolver names
-        # (or TF_CONFIG's session_master) is evaluation's too, as TPUEstimator's RunConfig made it.
-        follow = master is not None or cluster is not None or not info.cluster_spec.jobs
+        # A master from TF_CONFIG (its cluster, or session_master) serves between-graph training; evaluation stays
+        # local (''), as 2.15's RunConfig left it. A master the program or a resolver names is evaluation's too,
+        # and under TPURunConfig any master is, as TPUEstimator's RunConfig made it.
+        follow = self._IN_GRAPH or master is not None or cluster is not None
         if cluster is not None:
             try:
                 cluster_master = cluster.master()
@@ -453,8 +456,9 @@ class RunConfig:
     def _resolve_session_config(self) -> None:
         """2.15's default session_config for between-graph training: set only without a strategy, when TF_CONFIG
         has a cluster and session_config was not given (device filters per task type: distributed_session_config)."""
-        if (self.session_config is not None or self.train_distribute is not None or self.eval_distribute is not None
-                or self.experimental_distribute is not None or not self.cluster_spec.jobs):
+        if (self._IN_GRAPH or self.session_config is not None or self.train_distribute is not None
+                or self.eval_distribute is not None or self.experimental_distribute is not None
+                or not self.cluster_spec.jobs):
             return
         default = distributed_session_config(self.task_type, self.task_id)
         self._set("session_config", default)
@@ -623,3 +627,12 @@ def _arg_names(fn: Any) -> list[str]:
                 if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     except (TypeError, ValueError):
         return []
+
+
+@dataclasses.dataclass(frozen=True)
+class TPURunConfig(RunConfig):
+    """tf.estimator.tpu.RunConfig: the same settings, read as 2.15's TPU subclass read them for in-graph
+    training: evaluation_master defaults to master (TF_CONFIG's too) except on an evaluator task, and a
+    TF_CONFIG cluster adds no device filters to the session config."""
+
+    _IN_GRAPH: ClassVar[bool] = True

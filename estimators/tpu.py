@@ -5,7 +5,8 @@ code can check for it.
 """
 
 from estimators.compat.tpu_context import TPUContext
-from estimators.run_config import InputPipelineConfig, RunConfig, TPUConfig
+from estimators.run_config import InputPipelineConfig, TPUConfig
+from estimators.run_config import TPURunConfig as RunConfig
 from estimators.specs import TPUEstimatorSpec
 from estimators.tpu_estimator import ExportSavedModelApiVersion, TPUEstimator
 

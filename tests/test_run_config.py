@@ -8,6 +8,7 @@ import math
 import pytest
 import tensorflow as tf
 
+import estimators
 from estimators import RunConfig, TPUConfig
 from estimators.compat.ignored_settings import forget_logged
 from estimators.run_config import InputPipelineConfig, IterationsPerLoop, parse_iterations_per_loop
@@ -274,6 +275,26 @@ def test_tf2_parameter_server_strategy_is_refused_naming_what_to_use():
         RunConfig(train_distribute=strategy)
 
 
-def test_evaluation_master_follows_a_master_from_tf_config_session_master(monkeypatch):
+def test_tpu_run_config_evaluation_master_follows_a_master_from_tf_config_session_master(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", json.dumps({"session_master": "grpc://10.0.0.2:8470"}))
-    assert RunConfig().evaluation_master == "grpc://10.0.0.2:8470"  # TPUEstimator's RunConfig rule
+    assert estimators.tpu.RunConfig().evaluation_master == "grpc://10.0.0.2:8470"  # TPUEstimator's RunConfig rule
+
+
+def test_run_config_evaluation_stays_local_beside_a_tf_config_session_master(monkeypatch):
+    """2.15's tf.estimator.RunConfig (run_config_test's test_session_master_for_local)."""
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"session_master": "_my_master"}))
+    config = RunConfig()
+    assert (config.master, config.evaluation_master) == ("_my_master", "")
+
+
+def test_tpu_run_config_adds_no_device_filters_for_a_tf_config_cluster(monkeypatch):
+    """2.15's tpu.RunConfig trained in-graph: no session config where tf.estimator.RunConfig set device filters."""
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"chief": ["host3:3"], "worker": ["host3:4"]},
+                                                "task": {"type": "chief", "index": 0}}))
+    assert estimators.tpu.RunConfig().session_config is None
+    assert list(RunConfig().session_config.device_filters) == ["/job:ps", "/job:chief"]
+
+
+def test_tpu_run_config_replace_keeps_the_tpu_reading():
+    config = estimators.tpu.RunConfig(master="grpc://10.0.0.2:8470").replace(save_summary_steps=7)
+    assert isinstance(config, estimators.tpu.RunConfig) and config.evaluation_master == "grpc://10.0.0.2:8470"

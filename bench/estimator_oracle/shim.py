@@ -8,7 +8,8 @@ tests import. Afterwards:
   A module holds the names of 2.15's module whose objects 2.15 also exported publicly
   (`run_config.RunConfig` is `tf.estimator.RunConfig`, `tpu_estimator.TPUEstimator` is
   `tf.compat.v1.estimator.tpu.TPUEstimator`), each pointed at ours by tests/compat/port.py's rules:
-  `tf.estimator.tpu.X` -> `estimators.X`, `tf.estimator.export.X` -> `estimators.export.X`,
+  `tf.estimator.tpu.X` -> `estimators.X` (but `tf.estimator.tpu.RunConfig` -> `estimators.tpu.RunConfig`),
+  `tf.estimator.export.X` -> `estimators.export.X`,
   `tf.estimator.X` -> `estimators.X` (so `experimental.X` -> `estimators.experimental.X`).
 * `tf.estimator`, `tf.compat.v1.estimator`, `tf.compat.v2.estimator` (and `tensorflow.estimator`,
   `tensorflow_estimator.estimator`) are 2.15's public trees with the same mapping.
@@ -100,6 +101,8 @@ RESOLVED: dict[str, str | None] = {}
 def port_target(public_path: str) -> str:
     """tests/compat/port.py's rules, on a public name of 2.15."""
     rest = public_path.split(".", 2)[2]  # after "v1.estimator." / "v2.estimator."
+    if rest == "tpu.RunConfig":  # TPU's own reading of the settings (TPURunConfig)
+        return "estimators.tpu.RunConfig"
     if rest.startswith("tpu."):
         rest = rest[len("tpu."):]
     return "estimators." + rest

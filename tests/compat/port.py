@@ -20,9 +20,11 @@ RULES: list[tuple[str, str]] = [
     # The Estimator's implementation module, for its private helpers (dcgan_tpu's
     # `estimator._load_global_step_from_checkpoint_dir`): the engine's own estimator module.
     (r"^from tensorflow(?:_estimator)?\.python\.estimator import estimator$", "from estimators import estimator"),
+    (r"\btf_estimator\.tpu\.RunConfig\b", "estimators.tpu.RunConfig"),
     (r"\btf_estimator\.tpu\.", "estimators."),
     (r"\btf_estimator\.export\.", "estimators.export."),
     (r"\btf_estimator\.", "estimators."),
+    (r"\btf\.(?:compat\.v1\.)?estimator\.tpu\.RunConfig\b", "estimators.tpu.RunConfig"),
     (r"\btf\.(?:compat\.v1\.)?estimator\.tpu\.", "estimators."),
     (r"\btf\.(?:compat\.v1\.)?estimator\.export\.", "estimators.export."),
     (r"\btf\.(?:compat\.v1\.)?estimator\.", "estimators."),
