@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import os
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -32,13 +33,14 @@ from estimators.export import outputs as export_output_classes
 from estimators.export.outputs import ExportOutput, PredictOutput
 from estimators.export.receivers import build_raw_serving_input_receiver_fn
 from estimators.keras_errors import FormattedKeyError
-from estimators.keras_flavours import Flavour, flavour_of
+from estimators.keras_flavours import TF_KERAS, Flavour, flavour_of
 from estimators.keras_losses import checked_losses
 from estimators.keras_structure import ModelStructure, is_subclassed
 from estimators.keras_weights import InitialWeights
 from estimators.mode_keys import ModeKeys
-from estimators.run_config import RunConfig
+from estimators.run_config import RunConfig, with_session_config
 from estimators.runtime.collection import safe_point
+from estimators.runtime.state import Runtime
 from estimators.specs import TPUEstimatorSpec
 from estimators.tpu_estimator import TPUEstimator
 
@@ -65,9 +67,11 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     serving signatures. `use_v2_estimator` is accepted and changes nothing (there is one Estimator).
     Checkpoints are always tf.estimator's name-based ones (2.15's checkpoint_format='saver').
     The estimator starts from the model's current weights, or, as in 2.15, from the latest checkpoint in
-    model_dir/keras when there is one. A subclassed model is rebuilt by its class from get_config() and
-    starts freshly initialised (2.15 could not carry its weights either); its inputs and outputs go by
-    position (`input_1`, `output_1`, ...).
+    model_dir/keras when there is one; for a Functional or Sequential model without one, those weights are
+    written there first (keras_model.ckpt), as 2.15 did, and warm-started from. A subclassed model is rebuilt
+    by its class from get_config() and starts freshly initialised (2.15 could not carry its weights either);
+    its inputs and outputs go by position (`input_1`, `output_1`, ...). A tf_keras model compiled with
+    [linear optimizer, dnn optimizer] (a WideDeepModel) updates each part with its own optimizer.
 
     TPUEstimator's arguments (the seeds' keras_to_tpu_model path): `use_tpu`, the global
     `train_batch_size`/`eval_batch_size`/`predict_batch_size` (input_fn(params) then batches
@@ -90,11 +94,18 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
         if flavour_of(keras_model) is None:
             raise ValueError(f"keras_model must be a keras.Model (Keras 3) or a tf_keras.Model (Keras 2), got "
                              f"{type(keras_model).__name__}.")
+        _share_session_config(keras_model, config)  # before anything reads the model's weights
         model_fn = KerasModelFn(keras_model, custom_objects, metric_names_map, export_outputs)
     # After the model's own checks (export_outputs naming outputs it lacks is a FormattedKeyError whatever the
     # format, as in 2.15, where that error came first for a supported format)
     _check_checkpoint_format(checkpoint_format)
-    warm_start_from = _keras_checkpoint(keras_model, model_dir or (config.model_dir if config else None), config)
+    config_dir = config.model_dir if config else None
+    warm_start_from = None
+    if not (model_dir and config_dir and os.fspath(model_dir) != config_dir):  # else Estimator refuses the pair
+        model_dir = _model_dir(model_dir or config_dir)
+        warm_start_from = _keras_checkpoint(keras_model, model_dir, config)
+        if warm_start_from is None and _starts_from_keras_dir(keras_model, model_dir, config):
+            warm_start_from = _save_first_checkpoint(model_fn, model_dir, config)
     if use_tpu or any(size is not None for size in batch_sizes):
         return TPUEstimator(model_fn, model_dir=model_dir, config=config, params=params, use_tpu=use_tpu,
                             train_batch_size=train_batch_size, eval_batch_size=eval_batch_size,
@@ -103,18 +114,75 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     return Estimator(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
 
 
+def _model_dir(model_dir: Any) -> str:
+    """model_dir, or a new temporary folder when none is given (2.15 chose it before writing model_dir/keras)."""
+    if model_dir:
+        return os.fspath(model_dir)
+    model_dir = tempfile.mkdtemp(prefix="estimator_model_dir_")
+    logging.warning("Using temporary folder as model directory: %s", model_dir)
+    return model_dir
+
+
+def _starts_from_keras_dir(keras_model: Any, model_dir: str | None, config: RunConfig | None) -> bool:
+    """2.15 warm-started a Functional or Sequential model's estimator from model_dir/keras, on the chief."""
+    return bool(model_dir) and not is_subclassed(keras_model) and (config.is_chief if config is not None else True)
+
+
 def _keras_checkpoint(keras_model: Any, model_dir: str | None, config: RunConfig | None) -> str | None:
     """The checkpoint in `model_dir/keras` to warm-start from, when there is one, or None.
 
     2.15 kept the Keras model's starting weights in model_dir/keras and warm-started the estimator from that
     folder's latest checkpoint, so a checkpoint already there (keras_model.save_weights(model_dir/keras/...))
-    is where the estimator starts, for a Functional or Sequential model on the chief. Without one the
-    estimator starts from the Keras model's current weights (estimators/keras_weights.py), as 2.15 did by
-    writing them there first.
+    is where the estimator starts, for a Functional or Sequential model on the chief. Without one, the
+    Keras model's current weights are written there first (_save_first_checkpoint), as 2.15 did.
     """
-    if not model_dir or is_subclassed(keras_model) or not (config.is_chief if config is not None else True):
+    if not _starts_from_keras_dir(keras_model, model_dir, config):
         return None
     return tf.train.latest_checkpoint(os.path.join(os.fspath(model_dir), "keras"))
+
+
+def _save_first_checkpoint(model_fn: KerasModelFn, model_dir: str, config: RunConfig | None) -> str | None:
+    """Writes model_dir/keras/keras_model.ckpt, the Keras model's weights and global_step 0, and returns it.
+
+    2.15 wrote this name-based checkpoint when converting a Functional or Sequential model, and warm-started
+    the estimator from it: so an estimator exports (and evaluates, predicts) the Keras model's weights before
+    any training. The keys are the engine's own variable names (model_fn traced once in PREDICT mode, on
+    placeholders of the model's inputs), so the warm start finds every weight. None (nothing written) in a
+    TF1 graph, or for a model without Input layers: the estimator still starts from the Keras weights.
+    """
+    specs = model_fn.structure.input_specs
+    if specs is None or not tf.executing_eagerly():
+        return None
+    runtime = Runtime(tf.distribute.get_strategy(), model_fn, {}, config or RunConfig(), static_shapes=False)
+
+    def predict_graph() -> None:
+        features = {spec.name: tf.compat.v1.placeholder(spec.dtype, spec.shape, name=f"keras_input_{index}")
+                    for index, spec in enumerate(specs)}
+        runtime.steps.call(ModeKeys.PREDICT, features, None, batch_size=None)
+
+    tf.compat.v1.wrap_function(predict_graph, signature=[])
+    keras_dir = os.path.join(model_dir, "keras")
+    tf.io.gfile.makedirs(keras_dir)
+    saver = tf.compat.v1.train.Saver(var_list=runtime.model_variables(), max_to_keep=None, save_relative_paths=True)
+    path = saver.save(None, os.path.join(keras_dir, "keras_model.ckpt"), write_meta_graph=False)
+    logging.info("Wrote the Keras model's weights to %s; the estimator warm-starts from them.", path)
+    return path
+
+
+def _share_session_config(keras_model: Any, config: RunConfig | None) -> None:
+    """In a TF1 graph, as 2.15: Keras's backend session gets the estimator's session_config when none of the
+    model's weights is initialised yet; else that session stays, with a warning if the config sets gpu_options."""
+    if flavour_of(keras_model) is not TF_KERAS or tf.compat.v1.executing_eagerly_outside_functions():
+        return
+    from tf_keras.src.backend import set_session
+
+    session_config = with_session_config(config or RunConfig()).session_config
+    initialised = any(hasattr(weight, "_keras_initialized") for layer in keras_model.layers for weight in layer.weights)
+    if not initialised:
+        set_session(tf.compat.v1.Session(config=session_config))
+    elif session_config.HasField("gpu_options"):
+        logging.warning("The Keras backend session has already been set. The _session_config passed to "
+                        "model_to_estimator will not be used.")
 
 
 def serving_input_receiver_fn(keras_model: Any, default_batch_size: int | None = None) -> Callable:
@@ -166,6 +234,17 @@ def _v1_optimizer(optimizer: Any) -> Any:
     return inner if isinstance(inner, tf.compat.v1.train.Optimizer) else None
 
 
+def _tf_keras_compile_args(keras_model: Any) -> dict:
+    """compile()'s arguments of a tf_keras model: its compile config's, or, for a model compiled in a TF1 graph
+    (tf_keras's training_v1 Model keeps none), the ones it kept as attributes."""
+    compile_config = getattr(keras_model, "_compile_config", None)
+    if compile_config is not None:
+        return dict(compile_config.config)
+    args = dict(keras_model._get_compile_args())  # noqa: SLF001 - tf_keras's own record of compile()
+    args["optimizer"] = keras_model.optimizer
+    return args
+
+
 def _without_name(optimizer_config: Any) -> Any:
     if isinstance(optimizer_config, dict) and isinstance(optimizer_config.get("config"), dict):
         inner = {k: v for k, v in optimizer_config["config"].items() if k != "name"}
@@ -211,17 +290,21 @@ class KerasModelFn:
         # itself in every model_fn call, as is done here.
         self._v1_optimizer = _v1_optimizer(keras_model.optimizer) if not flavour.is_keras3 else None
         if self._v1_optimizer is not None:
-            compile_args = dict(keras_model._compile_config.config, optimizer=None)  # noqa: SLF001 - tf_keras's
-            self._compile_config = flavour.serialize(compile_args)
+            self._compile_config = flavour.serialize(dict(_tf_keras_compile_args(keras_model), optimizer=None))
         else:
             # Serialized now, eagerly: an optimizer's config reads its variables, which model_fn's graph cannot.
             self._compile_config = keras_model.get_compile_config()
+            if self._compile_config is None:  # a tf_keras model compiled in a TF1 graph keeps no compile config
+                self._compile_config = flavour.serialize(_tf_keras_compile_args(keras_model))
         if not flavour.is_keras3 and self._v1_optimizer is None:
             # tf_keras keeps compile()'s arguments as given ("sgd"): take the optimizer built
             self._compile_config["optimizer"] = flavour.serialize(keras_model.optimizer)
         # The optimizer gets its class's default name ("adam"), not the process's count ("adam_3"): the
         # engine names its step counter by it, and a checkpoint key must not depend on what ran before.
-        self._compile_config["optimizer"] = _without_name(self._compile_config["optimizer"])
+        optimizer_config = self._compile_config["optimizer"]
+        self._compile_config["optimizer"] = ([_without_name(item) for item in optimizer_config]
+                                             if isinstance(optimizer_config, (list, tuple))
+                                             else _without_name(optimizer_config))
         # A subclassed model is rebuilt by its own class from its get_config(), as 2.15 checked it could be
         # (model.__class__.from_config(model.get_config())): such a class is rarely registered with Keras.
         self._subclass = type(keras_model) if is_subclassed(keras_model) else None
@@ -256,9 +339,23 @@ class KerasModelFn:
 
     # -- what the constructor checks ------------------------------------------------------------------
     def _check_optimizer(self, optimizer: Any) -> None:
+        if isinstance(optimizer, (list, tuple)):  # a tf_keras WideDeepModel's [linear optimizer, dnn optimizer]
+            if len(optimizer) != 2 or not self._splits_linear_and_dnn():
+                raise ValueError(
+                    f"The Keras model was compiled with a list of {len(optimizer)} optimizers; only a WideDeepModel "
+                    "(its linear_model and dnn_model) takes a list, of two: [linear optimizer, dnn optimizer].")
+            for item in optimizer:
+                self._check_optimizer(item)
+            return
         problem = self._flavour.optimizer_problem(optimizer)
         if problem:
             raise ValueError(problem)
+
+    def _splits_linear_and_dnn(self) -> bool:
+        """A model whose rebuilt copies have linear_model and dnn_model (tf_keras's WideDeepModel)."""
+        module = self._flavour.module
+        wide_deep = getattr(getattr(module, "experimental", None), "WideDeepModel", None)
+        return (self._subclass is not None and wide_deep is not None and issubclass(self._subclass, wide_deep))
 
     def _checked_export_outputs(self, export_outputs: dict | None) -> dict | None:
         if export_outputs is None:
@@ -315,10 +412,7 @@ class KerasModelFn:
         if training:
             # The step advances the global step, as 2.15's (the optimizer's iterations were the global step):
             # the graph path stops on it; the TF2 path ends every step one higher whatever train_op does.
-            train_op = CrossShardOptimizer(optimizer, reduction="sum").minimize(
-                self._flavour.scale_loss(optimizer, keras_loss), global_step=tf.compat.v1.train.get_global_step(),
-                var_list=model.trainable_variables)
-            return TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+            return TPUEstimatorSpec(mode, loss=loss, train_op=self._train_op(model, optimizer, keras_loss))
         tensors = {"y_true": targets, "y_pred": outputs}
         if sample_weight is not None:
             tensors["sample_weight"] = sample_weight
@@ -327,6 +421,24 @@ class KerasModelFn:
             tensors["y_pred_logits"] = logits
         metrics = self._compile_config.get("metrics") or self._compile_config.get("weighted_metrics")
         return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(self._metric_fn, tensors) if metrics else None)
+
+    def _train_op(self, model: Any, optimizer: Any, keras_loss: Any) -> Any:
+        """The update of one training step: the replicas' gradients summed (see the module docstring).
+
+        A WideDeepModel compiled with [linear optimizer, dnn optimizer] updates its linear_model's variables with
+        the first and its dnn_model's with the second, as its own train step does.
+        """
+        step = tf.compat.v1.train.get_global_step()
+        if not isinstance(optimizer, (list, tuple)):
+            return CrossShardOptimizer(optimizer, reduction="sum").minimize(
+                self._flavour.scale_loss(optimizer, keras_loss), global_step=step, var_list=model.trainable_variables)
+        parts = [(CrossShardOptimizer(item, reduction="sum"), list(variables)) for item, variables in
+                 zip(optimizer, (model.linear_model.trainable_variables, model.dnn_model.trainable_variables),
+                     strict=True)]
+        gradients = [wrapped.compute_gradients(keras_loss, var_list=variables) for wrapped, variables in parts]
+        updates = [wrapped.apply_gradients(pairs, global_step=step if index == 0 else None)
+                   for index, ((wrapped, _), pairs) in enumerate(zip(parts, gradients, strict=True))]
+        return tf.group(*updates)
 
     def _optimizer(self) -> Any:
         """The optimizer of this training call: a fresh one of the compiled optimizer's config, or the

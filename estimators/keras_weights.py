@@ -33,9 +33,13 @@ class InitialWeights:
             created.append((kwargs.get("name"), variable))
             return variable
 
-        with tf.variable_creator_scope(record):
+        # In a TF1 graph (a model made under tf.Graph().as_default()) the copy is built in a graph of its own, as
+        # 2.15 cloned it: in the model's graph its layers would be renamed (dense_1 beside the model's dense).
+        own_graph = tf.Graph().as_default() if not tf.executing_eagerly() and not tf.inside_function() \
+            else contextlib.nullcontext()
+        with own_graph, tf.variable_creator_scope(record):
             copy = rebuild()
-        source, rebuilt = list(keras_model.weights), list(copy.weights)
+        source, rebuilt = _weights_of(keras_model), _weights_of(copy)
         if source and not rebuilt:
             logging.warning(
                 "The Keras model %s has weights, but rebuilt from its config it has none until it is called "
@@ -83,6 +87,16 @@ class InitialWeights:
         made = next(counter)
         if made != len(plan):
             raise RuntimeError(_changed(f"{made} variables instead of {len(plan)}"))
+
+
+def _weights_of(model: Any) -> list:
+    """The model's weights; none for a tf_keras subclassed model not yet called (its `weights` raise then)."""
+    try:
+        return list(model.weights)
+    except ValueError:
+        if getattr(model, "built", True):
+            raise
+        return []
 
 
 def _variable_of(weight: Any) -> Any:

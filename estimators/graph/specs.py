@@ -2,7 +2,9 @@
 
 A TPUEstimatorSpec becomes what TPUEstimator 2.15 made of it off the TPU (`as_estimator_spec`):
 scaffold_fn() is called in the graph for the Scaffold, `eval_metrics` become metric_fn's
-eval_metric_ops, and `host_call` runs after every training step through a hook.
+eval_metric_ops (checked as EstimatorSpec checked them: a tf_keras metric object becomes its
+(result, update_op) pair, as 2.15's EstimatorSpec made it), and `host_call` runs after every training
+step through a hook.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from tensorflow.python.ops import gen_summary_ops, summary_ops_v2
 from estimators.graph import hooks as graph_hooks
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
+from estimators.spec_checks import check_estimator_spec
 from estimators.specs import TPUEstimatorSpec, validate_spec
 
 
@@ -56,6 +59,8 @@ def call_model_fn(model_fn: Callable, features: Any, labels: Any, mode: str, par
 def _from_tpu_spec(spec: TPUEstimatorSpec) -> SessionSpec:
     scaffold = spec.scaffold_fn() if spec.scaffold_fn is not None else None
     metrics = _call_with(*spec.eval_metrics) if spec.eval_metrics is not None and spec.mode == ModeKeys.EVAL else {}
+    if metrics:  # 2.15 built an EstimatorSpec of metric_fn's dict (as_estimator_spec), with EstimatorSpec's checks
+        metrics, _ = check_estimator_spec(spec.mode, None, spec.loss, None, metrics, None, None, {})
     training_hooks = graph_hooks.session_hooks(spec.training_hooks, "TPUEstimatorSpec.training_hooks")
     if spec.host_call is not None and spec.mode == ModeKeys.TRAIN:
         training_hooks.insert(0, HostCallHook(_call_with(*spec.host_call)))
