@@ -108,3 +108,21 @@ def test_watching_input_fn_leaves_no_op_callback_behind_even_when_it_raises(tmp_
     with pytest.raises(KeyError):
         _estimator(tmp_path).train(failing_input_fn, steps=1)
     assert not op_callbacks.should_invoke_op_callbacks()
+
+
+@pytest.mark.parametrize("execution", ["tf2", "graph"])
+def test_a_list_of_arrays_reaches_model_fn_as_a_sequence_of_inputs(tmp_path, execution):
+    """2.15 handed model_fn the list an input_fn returned ([x1, x2]: a two-input model's inputs, shapes
+    [10, 2] and [10, 1]) rather than stacking it; here model_fn gets the same inputs in order."""
+    seen = []
+
+    def model_fn(features, labels, mode):
+        seen.append([tuple(f.shape) for f in features])
+        w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(tf.concat(list(features), axis=1), w) - labels))
+        return EstimatorSpec(mode, loss=loss, train_op=tf.compat.v1.train.GradientDescentOptimizer(0.001).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step()))
+
+    estimator = Estimator(model_fn, config=RunConfig(model_dir=str(tmp_path), execution=execution))
+    estimator.train(lambda: ([X, Y], Y), steps=2)
+    assert seen[-1] == [(10, 2), (10, 1)]

@@ -207,6 +207,8 @@ def _as_arrays(value: Any) -> Any:
         return tuple(_as_arrays(v) for v in value)
     if isinstance(value, dict):
         return {k: _as_arrays(v) for k, v in value.items()}
+    if isinstance(value, list) and value and all(isinstance(v, np.ndarray) for v in value):
+        return tuple(_as_arrays(v) for v in value)  # a model's several inputs: 2.15 handed model_fn the list
     if isinstance(value, (list, int, float)):
         return np.asarray(tf.convert_to_tensor(value).numpy())  # TensorFlow's dtypes for Python values
     return value

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 from estimators.compat.input_fn_call import bound_input_fn, has_dataset_or_queue_runner, warn_predict_never_ends
@@ -65,8 +66,10 @@ def _as_tensors(value: Any) -> Any:
         return None
     if isinstance(value, dict):
         return {key: _as_tensors(item) for key, item in value.items()}
-    if isinstance(value, (tuple, list)) and any(tf.is_tensor(leaf) for leaf in tf.nest.flatten(value)):
-        return type(value)(_as_tensors(item) for item in value)  # a nested iterator element: its tensors as they are
+    if isinstance(value, (tuple, list)) and any(tf.is_tensor(leaf) or isinstance(leaf, np.ndarray)
+                                                for leaf in tf.nest.flatten(value)):
+        # a nested iterator element (its tensors as they are), or a model's several inputs as arrays
+        return type(value)(_as_tensors(item) for item in value)
     if tf.is_tensor(value) or isinstance(value, (tf.SparseTensor, tf.compat.v1.SparseTensorValue)):
         return value
     return tf.convert_to_tensor(value)
