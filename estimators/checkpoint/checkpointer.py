@@ -21,6 +21,13 @@ from estimators.checkpoint import files, finite, state_file, storage, writer
 
 GLOBAL_STEP = "global_step"
 _OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"  # how object-based checkpoints key a variable's value
+KERAS_ESTIMATOR_STEP = "estimator_global_step" + _OBJECT_SUFFIX  # 2.15 model_to_estimator's object-based step
+_KERAS_OBJECT_CHECKPOINT = (
+    "is object-based, as tf.estimator 2.15's model_to_estimator wrote by default (checkpoint_format='checkpoint': "
+    "keys such as layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE); this engine keeps tf.estimator's "
+    "name-based checkpoints. Continue from its weights in a new model_dir: keras_model.load_weights(<this "
+    "checkpoint>) then model_to_estimator(keras_model=keras_model, model_dir=<new folder>) (the global step "
+    "restarts at 0).")
 _LISTED = 10  # names shown per kind in a mismatch error
 
 Assignment = tf.Variable | Sequence[tf.Variable]  # one checkpoint value may initialise several variables
@@ -295,6 +302,8 @@ class Checkpointer:
         for key in (GLOBAL_STEP, GLOBAL_STEP + _OBJECT_SUFFIX):
             if key in stored:
                 return int(_reader(path).get_tensor(key))
+        if KERAS_ESTIMATOR_STEP in stored:
+            raise ValueError(f"Checkpoint {path} {_KERAS_OBJECT_CHECKPOINT}")
         raise ValueError(f"Checkpoint {path} has no `{GLOBAL_STEP}` variable; it was not written by an Estimator.")
 
     def restore(self, path: str, assignments: Mapping[str, Assignment]) -> None:
@@ -418,6 +427,8 @@ def _mismatch_message(path: str, stored: Mapping, missing: list[str], mismatched
         shown = "; ".join(mismatched[:_LISTED]) + (f"; ... ({len(mismatched) - _LISTED} more)"
                                                      if len(mismatched) > _LISTED else "")
         parts.append(f"{len(mismatched)} with another shape or dtype: {shown}.")
+    if KERAS_ESTIMATOR_STEP in stored:
+        return f"Checkpoint {path} {_KERAS_OBJECT_CHECKPOINT} Nothing was restored."
     if any(name.endswith(_OBJECT_SUFFIX) for name in stored):
         parts.append("It is an object-based checkpoint (keys end in /.ATTRIBUTES/VARIABLE_VALUE).")
     parts.append("Was it written by a different model_fn? Nothing was restored. Use a fresh model_dir for a new "
