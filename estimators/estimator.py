@@ -24,7 +24,7 @@ from estimators.checkpoint import mapping, warm_start
 from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.checkpoint.model_dir_check import check_model_dir
-from estimators.compat.input_fn_call import as_dataset, call_input_fn
+from estimators.compat.input_fn_call import call_input_fn, dataset_of_call
 from estimators.compat.random_seed import seeded_entry_point, seeded_generator
 from estimators.distribute.inputs import masked_stream
 from estimators.distribute.strategy import (
@@ -94,7 +94,7 @@ def _skipping(input_fn: Callable, elements: int, config: Any = None) -> Callable
 
     @functools.wraps(input_fn)
     def skipped(*args, **kwargs):
-        return as_dataset(input_fn(*args, **kwargs), lambda: input_fn(*args, **kwargs), config).skip(elements)
+        return dataset_of_call(lambda: input_fn(*args, **kwargs), config).skip(elements)
 
     return skipped
 

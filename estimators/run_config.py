@@ -629,8 +629,7 @@ def _arg_names(fn: Any) -> list[str]:
         return []
 
 
-@dataclasses.dataclass(frozen=True)
-class TPURunConfig(RunConfig):
+class TPURunConfig(RunConfig):  # no dataclass decorator: it would replace RunConfig's 2.15-style __setattr__
     """tf.estimator.tpu.RunConfig: the same settings, read as 2.15's TPU subclass read them for in-graph
     training: evaluation_master defaults to master (TF_CONFIG's too) except on an evaluator task, and a
     TF_CONFIG cluster adds no device filters to the session config."""

@@ -6,11 +6,13 @@ get_next(), need no second call. Random or other stateful tensors are still buil
 own, so that RunConfig.tf_random_seed seeds them as 2.15's graph did.
 """
 
+import threading
 from unittest import mock
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.python.eager import execute
 from tensorflow.python.framework import op_callbacks
 
 from estimators import Estimator, EstimatorSpec, ModeKeys, RunConfig
@@ -108,6 +110,54 @@ def test_watching_input_fn_leaves_no_op_callback_behind_even_when_it_raises(tmp_
     with pytest.raises(KeyError):
         _estimator(tmp_path).train(failing_input_fn, steps=1)
     assert not op_callbacks.should_invoke_op_callbacks()
+    assert execute.execute is execute.quick_execute
+
+
+def test_a_watch_ending_leaves_another_threads_op_callback_seeing_function_calls(tmp_path):
+    """TensorFlow's own remove_op_callback puts every thread's function calls back on the fast path, past any
+    callback; ending the watch of input_fn must not do that to a callback another thread (tfdbg, a profiler)
+    has."""
+    seen = []
+
+    @tf.function
+    def plus_one(x):
+        return x + 1.0
+
+    plus_one(tf.constant(1.0))
+    ready, go = threading.Event(), threading.Event()
+
+    def other_thread():
+        callback = lambda op_type, *args, **kwargs: seen.append(op_type)  # noqa: E731
+        op_callbacks.add_op_callback(callback)
+        ready.set()
+        go.wait()
+        plus_one(tf.constant(1.0))
+        op_callbacks.remove_op_callback(callback)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    ready.wait()
+    _estimator(tmp_path).train(lambda: ({"x": tf.constant(X)}, tf.constant(Y)), steps=1)
+    go.set()
+    thread.join()
+    assert any("plus_one" in name for name in seen), seen
+
+
+def test_a_new_estimator_resumes_an_iterator_input_fn_at_its_recorded_position(tmp_path):
+    """The recorded input position skips what earlier calls took, with input_fn still called once."""
+    def input_fn():
+        return next(iter(tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat().batch(2)))
+
+    _estimator(tmp_path).train(input_fn, steps=2)
+    resumed = _estimator(tmp_path)
+    resumed.train(input_fn, steps=2)
+    assert resumed.get_variable_value("global_step") == 4
+
+
+def test_a_list_returned_from_get_next_is_features_and_labels(tmp_path):
+    estimator = _estimator(tmp_path)
+    estimator.train(lambda: list(_iterator_next()))
+    assert estimator.get_variable_value("global_step") == 3
 
 
 @pytest.mark.parametrize("execution", ["tf2", "graph"])

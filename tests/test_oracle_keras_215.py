@@ -127,10 +127,13 @@ def regression_input_fn():
 
 def test_a_wide_deep_model_trains_each_part_with_its_own_optimizer(tmp_path):
     """keras_premade_model_test.py: 2.15 took a WideDeepModel compiled with [linear optimizer, dnn optimizer],
-    and trained its linear part with the first and its dnn part with the second (Adam's slots only on DNNDense)."""
+    and trained its linear part with the first and its dnn part with the second (Adam's slots only on DNNDense).
+    Deliberately unlike 2.15, the global step counts steps: 2.15 tied both optimizers' iteration counters to it,
+    so train(steps=10) left it at 12 and Adam's bias correction read the shared count."""
     estimator = model_to_estimator(wide_deep(), model_dir=str(tmp_path), checkpoint_format="saver")
     before = estimator.evaluate(regression_input_fn, steps=1)["loss"]
     estimator.train(regression_input_fn, steps=10)
+    assert estimator.get_variable_value("global_step") == 10
     assert estimator.evaluate(regression_input_fn, steps=1)["loss"] < before
     names = estimator.get_variable_names()
     assert any("Adam" in name and "DNNDense" in name for name in names)  # 2.15: training/Adam/.../DNNDense/kernel/m

@@ -295,6 +295,12 @@ def test_tpu_run_config_adds_no_device_filters_for_a_tf_config_cluster(monkeypat
     assert list(RunConfig().session_config.device_filters) == ["/job:ps", "/job:chief"]
 
 
+def test_tpu_run_config_takes_a_programs_own_attributes_as_run_config_does():
+    config = estimators.tpu.RunConfig()
+    config._session_config = tf.compat.v1.ConfigProto(log_device_placement=True)  # what 2.15 programs did
+    assert config.session_config.log_device_placement
+
+
 def test_tpu_run_config_replace_keeps_the_tpu_reading():
     config = estimators.tpu.RunConfig(master="grpc://10.0.0.2:8470").replace(save_summary_steps=7)
     assert isinstance(config, estimators.tpu.RunConfig) and config.evaluation_master == "grpc://10.0.0.2:8470"

@@ -428,7 +428,8 @@ def _mismatch_message(path: str, stored: Mapping, missing: list[str], mismatched
                                                      if len(mismatched) > _LISTED else "")
         parts.append(f"{len(mismatched)} with another shape or dtype: {shown}.")
     if KERAS_ESTIMATOR_STEP in stored:
-        return f"Checkpoint {path} {_KERAS_OBJECT_CHECKPOINT} Nothing was restored."
+        parts.append(f"It {_KERAS_OBJECT_CHECKPOINT} Nothing was restored.")
+        return " ".join(parts)
     if any(name.endswith(_OBJECT_SUFFIX) for name in stored):
         parts.append("It is an object-based checkpoint (keys end in /.ATTRIBUTES/VARIABLE_VALUE).")
     parts.append("Was it written by a different model_fn? Nothing was restored. Use a fresh model_dir for a new "

@@ -13,12 +13,14 @@ only other tensors (random ops, variables, queues) need input_fn called again in
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.framework import op_callbacks, op_def_registry
+from tensorflow.python.eager import context, execute
+from tensorflow.python.framework import op_def_registry
 
 from estimators.compat.fn_args import declared_args
 from estimators.graph.choice import GraphPathNeeded
@@ -56,17 +58,22 @@ def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, i
     """input_fn's dataset, called with the arguments it declares; returned tensors become a dataset of their values."""
     call = bound_input_fn(input_fn, mode=mode, params=params, config=config, input_context=input_context,
                           require_params=require_params)
-    watch = _EagerOps()
     try:
-        with watch:
-            result = call()
+        return dataset_of_call(call, config, predict=mode == ModeKeys.PREDICT)
     except RuntimeError as error:
         if tf.executing_eagerly() and "eager" in str(error):
             # make_initializable_iterator, placeholders, queues: a TF1 input pipeline, which the graph path runs.
             first_line = str(error).strip().splitlines()[0]
             raise GraphPathNeeded(f"input_fn builds what only a graph runs ({first_line})") from error
         raise
-    return as_dataset(result, call, config, watch=watch, predict=mode == ModeKeys.PREDICT)
+
+
+def dataset_of_call(call: Callable[[], Any], config: Any = None, predict: bool = False) -> tf.data.Dataset:
+    """The dataset of what `call` (input_fn with its arguments bound) returns, called once under watch."""
+    watch = _EagerOps()
+    with watch:
+        result = call()
+    return as_dataset(result, call, config, watch=watch, predict=predict)
 
 
 def as_dataset(result: Any, call: Callable[[], Any], config: Any = None, *, watch: _EagerOps | None = None,
@@ -79,6 +86,8 @@ def as_dataset(result: Any, call: Callable[[], Any], config: Any = None, *, watc
     """
     if isinstance(result, tf.data.Dataset):
         return result
+    if isinstance(result, list) and len(result) == 2:
+        result = tuple(result)  # [features, labels], read as 2.15 read it
     if isinstance(result, (tuple, list)) and len(result) != 2:
         raise ValueError(f"input_fn should return (features, labels) as a len 2 tuple, got a len {len(result)} "
                          f"{type(result).__name__}: put the features in a dict, or return a tf.data.Dataset.")
@@ -138,14 +147,14 @@ class _EagerOps:
     def __enter__(self) -> _EagerOps:
         self._active = tf.executing_eagerly()
         if self._active:
-            op_callbacks.add_op_callback(self._note)
+            _watching(self._note, add=True)
         else:
             self._any_stateful = self._other_state = True  # nothing watched: assume the worst
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
         if self._active:
-            op_callbacks.remove_op_callback(self._note)
+            _watching(self._note, add=False)
 
     def _note(self, op_type, inputs, attrs, outputs, op_name=None, graph=None):
         op_def = op_def_registry.get(op_type)
@@ -165,8 +174,9 @@ class _EagerOps:
 
     def iterated_dataset(self, result: Any) -> tf.data.Dataset | None:
         """The dataset `result` is the first element of, when result is exactly the outputs of input_fn's single
-        IteratorGetNext over a dataset it made and nothing else stateful ran (nor random: a graph would seed it
-        from RunConfig.tf_random_seed); else None."""
+        IteratorGetNext and nothing else stateful ran (nor random: a graph would seed it from
+        RunConfig.tf_random_seed); else None. Read again from its start, as 2.15's graph read a fresh iterator
+        (a dataset made before input_fn was called is read from its start too: 2.15 could not take one)."""
         if self._other_state or len(self._get_next) != 1:
             return None
         handle, outputs, attrs = self._get_next[0]
@@ -181,6 +191,31 @@ class _EagerOps:
             return None
         specs = [tf.TensorSpec(tf.TensorShape(shape), leaf.dtype) for shape, leaf in zip(shapes, leaves, strict=True)]
         return tf.data.experimental.from_variant(variant, tf.nest.pack_sequence_as(result, specs))
+
+
+_watch_lock = threading.Lock()
+_watches = 0  # _EagerOps blocks open, in all threads
+_execute_before: Any = None  # execute.execute as it was when the first of them opened
+
+
+def _watching(callback: Callable, add: bool) -> None:
+    """Adds or removes a thread-local op callback, with TensorFlow's switch of `execute.execute` (which routes
+    function calls past callbacks) made once for all threads: put back as it was when the last watch ends, never
+    to the fast path while a watch (or another thread's callback, set before ours) still needs it."""
+    global _watches, _execute_before
+    ctx = context.context()
+    with _watch_lock:
+        if add:
+            if _watches == 0:
+                _execute_before = execute.execute
+            _watches += 1
+            ctx.add_op_callback(callback)
+            execute.execute = execute.execute_with_callbacks
+        else:
+            ctx.remove_op_callback(callback)
+            _watches -= 1
+            if _watches == 0:
+                execute.execute = _execute_before
 
 
 def _makes_dataset(op_def: Any) -> bool:
