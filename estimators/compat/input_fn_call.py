@@ -255,9 +255,11 @@ def _is_tensor_structure(value: Any) -> bool:
 
 
 def _is_eager_structure(value: Any) -> bool:
-    """Eager values (with numpy arrays or Python lists among them): what was computed, not a graph's tensors."""
-    leaves = tf.nest.flatten(_as_arrays(value))
-    return bool(leaves) and all(isinstance(leaf, np.ndarray) or hasattr(leaf, "numpy") for leaf in leaves)
+    """Eager tensors (numpy arrays or Python lists may sit beside them): values computed, not a graph's tensors.
+    A bare Python number is not one (it is refused, as before)."""
+    leaves = tf.nest.flatten(_as_arrays(value) if isinstance(value, (tuple, dict)) else value)
+    eager = [leaf for leaf in leaves if hasattr(leaf, "numpy") and not isinstance(leaf, np.ndarray)]
+    return bool(eager) and all(isinstance(leaf, np.ndarray) or hasattr(leaf, "numpy") for leaf in leaves)
 
 
 def tensors_as_dataset(call: Callable[[], Any], seed: int | None = None, predict: bool = False) -> tf.data.Dataset:

@@ -492,7 +492,7 @@ def main(_):
 
     tpu_cluster_resolver = None
     is_per_host = estimators.InputPipelineConfig.PER_HOST_V2
-    run_config = estimators.RunConfig(
+    run_config = estimators.tpu.RunConfig(
         cluster=tpu_cluster_resolver,
         model_dir=FLAGS.model_dir,
         tf_random_seed=FLAGS.seed,

@@ -274,7 +274,7 @@ def main(argv):
     if FLAGS.use_tpu:
         tpu_cluster_resolver = tf.distribute.cluster_resolver.TPUClusterResolver(FLAGS.tpu)
 
-    config = estimators.RunConfig(
+    config = estimators.tpu.RunConfig(
         cluster=tpu_cluster_resolver,
         model_dir=FLAGS.model_dir,
         tf_random_seed=FLAGS.seed,

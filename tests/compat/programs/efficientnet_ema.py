@@ -351,7 +351,7 @@ def main(unused_argv):
         tpu_cluster_resolver = tf.distribute.cluster_resolver.TPUClusterResolver(None)
 
     save_checkpoints_steps = max(100, FLAGS.iterations_per_loop)
-    config = estimators.RunConfig(
+    config = estimators.tpu.RunConfig(
         cluster=tpu_cluster_resolver,
         model_dir=FLAGS.model_dir,
         tf_random_seed=FLAGS.seed,

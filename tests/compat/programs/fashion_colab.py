@@ -125,7 +125,7 @@ def main():
     def predict_input_fn(params):
         return tf.data.Dataset.from_tensor_slices(x_test[:16]).batch(params["batch_size"])
 
-    run_config = estimators.RunConfig(
+    run_config = estimators.tpu.RunConfig(
         model_dir=args.model_dir,
         tf_random_seed=args.seed,
         save_checkpoints_steps=100,

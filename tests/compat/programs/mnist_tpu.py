@@ -139,7 +139,7 @@ def main(argv):
     if FLAGS.use_tpu:
         tpu_cluster_resolver = tf.distribute.cluster_resolver.TPUClusterResolver(FLAGS.tpu)
 
-    run_config = estimators.RunConfig(
+    run_config = estimators.tpu.RunConfig(
         cluster=tpu_cluster_resolver,
         model_dir=FLAGS.model_dir,
         tf_random_seed=FLAGS.seed,

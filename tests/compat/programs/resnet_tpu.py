@@ -283,7 +283,7 @@ def main(unused_argv):
         "num_eval_images": NUM_EVAL_IMAGES, "num_label_classes": 10, "base_learning_rate": 0.4,
         "momentum": 0.9, "weight_decay": 1e-4, "label_smoothing": 0.0, "train_steps": FLAGS.steps,
     }
-    config = estimators.RunConfig(
+    config = estimators.tpu.RunConfig(
         model_dir=FLAGS.model_dir,
         tf_random_seed=FLAGS.seed,
         save_checkpoints_steps=max(100, params["iterations_per_loop"]),
