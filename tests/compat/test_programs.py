@@ -307,7 +307,20 @@ def test_loss_summaries_written_at_reference_steps(name, ported):
     hook's read of it races with the assignment, and 2.15 wrote the second loss at 100 or at 101."""
     seen = {tuple(sorted(run["loss_curve"], key=int)) for run in reference_runs(name)}
     ours = tuple(sorted(ported(name)["loss_curve"], key=int))
-    assert ours in seen, f"{name} loss summaries at steps {list(ours)}; TF 2.15 runs wrote them at {sorted(seen)}"
+    assert ours in seen or any(_raced(ours, ref) for ref in seen), (
+        f"{name} loss summaries at steps {list(ours)}; TF 2.15 runs wrote them at {sorted(seen)}")
+
+
+def _raced(ours: tuple, ref: tuple) -> bool:
+    """`ours` is `ref` with the hook's global-step read having raced the increment once (canned heads' Keras-2
+    optimizers increment it inside the train op, as 2.15's did): from some summary on, every step is one earlier,
+    and a last summary may fall on the final step. Nothing else moves."""
+    steps, expected = [int(s) for s in ours], [int(s) for s in ref]
+    shift = next((i for i, (a, b) in enumerate(zip(steps, expected, strict=False)) if a != b), None)
+    if shift is None or shift == 0:
+        return False
+    shifted = expected[:shift] + [b - 1 for b in expected[shift:]]
+    return steps == shifted or (steps[:-1] == shifted and steps[-1] == shifted[-1] + int(ref[1]) - int(ref[0]))
 
 
 @pytest.mark.parametrize("name", cases(NAMES, "first_training_loss_within_reference_spread"))
