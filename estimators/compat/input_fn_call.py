@@ -73,14 +73,14 @@ def dataset_of_call(call: Callable[[], Any], config: Any = None, predict: bool =
     watch = _EagerOps()
     with watch:
         result = call()
-    return as_dataset(result, call, config, watch=watch, predict=predict)
+    return as_dataset(result, call, config, watch, predict=predict)
 
 
-def as_dataset(result: Any, call: Callable[[], Any], config: Any = None, *, watch: _EagerOps | None = None,
+def as_dataset(result: Any, call: Callable[[], Any], config: Any, watch: _EagerOps,
                predict: bool = False) -> tf.data.Dataset:
     """input_fn's `result` as a dataset: itself, or (tensors) the values `call` gives evaluated again and again.
 
-    `watch` holds the eager ops that made `result`, when they were watched: then constants and a dataset
+    `watch` holds the eager ops that made `result`: constants and a dataset
     iterator's get_next() need no second call of input_fn. `predict`: warn, as 2.15 did, when the values never
     end (predict() would yield forever).
     """
@@ -94,7 +94,7 @@ def as_dataset(result: Any, call: Callable[[], Any], config: Any = None, *, watc
     if _no_labels(result):  # (features, None): features alone, as 2.15 read it
         result, original = result[0], call
         call = lambda: original()[0]  # noqa: E731
-    if _is_array_structure(result) or (watch is not None and watch.stateless and _is_eager_structure(result)):
+    if _is_array_structure(result) or (watch.stateless and _is_eager_structure(result)):
         # 2.15 made them constants of its graph, read whole at every step, without end.
         if predict:
             warn_predict_never_ends()
@@ -104,7 +104,7 @@ def as_dataset(result: Any, call: Callable[[], Any], config: Any = None, *, watc
             f"input_fn must return a tf.data.Dataset, or `features` / `(features, labels)` made of tensors, "
             f"got {type(result).__name__}."
         )
-    source = watch.iterated_dataset(result) if watch is not None else None
+    source = watch.iterated_dataset(result)
     if source is not None:
         return source  # get_next() of an iterator over it: evaluated again and again, it reads it from the start
     return tensors_as_dataset(call, seed=getattr(config, "tf_random_seed", None), predict=predict)
