@@ -36,8 +36,8 @@ def linear_model_fn(features, labels, mode, params):
     predictions = tf.matmul(features, w) + b
     scaffold = tf.compat.v1.train.Scaffold() if params.get("scaffold") else None
     if mode == estimators.ModeKeys.PREDICT:
-        return estimators.EstimatorSpec(mode, predictions={"y": predictions, "x": features}, scaffold=scaffold,
-                                        prediction_hooks=params.get("prediction_hooks", ()))
+        return estimators.EstimatorSpec(mode, predictions={"y": predictions, "x": tf.convert_to_tensor(features)},
+                                        scaffold=scaffold, prediction_hooks=params.get("prediction_hooks", ()))
     loss = tf.compat.v1.losses.mean_squared_error(labels, predictions)
     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
         loss, global_step=tf.compat.v1.train.get_global_step())

@@ -1,8 +1,8 @@
 """input_fn in the graph, as tf.estimator called it: once per train/evaluate/predict, in that call's graph.
 
 A Dataset becomes an initializable iterator (initialised when the session is made); an iterator gives
-its get_next(); tensors are used as they are; numpy arrays and Python lists become constants. A pair is
-(features, labels); anything else is features alone (labels None).
+its get_next(); tensors, numpy arrays and Python lists reach model_fn as they are (the graph takes the
+latter as constants). A pair is (features, labels); anything else is features alone (labels None).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import tensorflow as tf
 
 from estimators.compat.input_fn_call import bound_input_fn, has_dataset_or_queue_runner, warn_predict_never_ends
@@ -57,19 +56,5 @@ def _parse(result: Any) -> tuple[Any, Any, list]:
         features, labels = result
     else:
         features, labels = result, None
-    return _as_tensors(features), _as_tensors(labels), hooks
+    return features, labels, hooks  # numpy arrays and Python lists as they are: 2.15's graph took them as constants
 
-
-def _as_tensors(value: Any) -> Any:
-    """numpy arrays and Python lists as constants; tensors, sparse tensors and None as they are."""
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        return {key: _as_tensors(item) for key, item in value.items()}
-    if isinstance(value, (tuple, list)) and any(tf.is_tensor(leaf) or isinstance(leaf, np.ndarray)
-                                                for leaf in tf.nest.flatten(value)):
-        # a nested iterator element (its tensors as they are), or a model's several inputs as arrays
-        return type(value)(_as_tensors(item) for item in value)
-    if tf.is_tensor(value) or isinstance(value, (tf.SparseTensor, tf.compat.v1.SparseTensorValue)):
-        return value
-    return tf.convert_to_tensor(value)

@@ -17,6 +17,7 @@ import tensorflow as tf
 from estimators.compat import metrics
 from estimators.compat.call_context import ModelFnCall
 from estimators.distribute.inputs import split_element
+from estimators.distribute.strategy import is_tpu_strategy
 from estimators.graph import choice
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
@@ -251,6 +252,8 @@ class ModelFnSteps:
 
         def step(element):
             features, labels = split_element(element[0], ModeKeys.PREDICT)
+            if not is_tpu_strategy(tf.distribute.get_strategy()):
+                labels = None  # 2.15's predict() dropped them; only TPUEstimator's TPU predict step passed them on
             spec, _ = self.call(ModeKeys.PREDICT, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(element[1], tf.float32))
             return InferenceOutputs(tf.constant(0.0), real, spec.predictions, element[1],
