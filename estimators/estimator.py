@@ -603,20 +603,21 @@ class Estimator:
         runtime = self._runtime(ModeKeys.EVAL)
         batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
         _, trace = runtime.inference_loop(ModeKeys.EVAL, batch_size, self._stop.variable)
-        loss_sum, count, batches = 0.0, 0.0, 0
+        loss_sum, loss_weight, count, batches = 0.0, 0.0, 0.0, 0
         with ProgressDisplay("evaluate", total=steps, unit="batches") as display:
             for result in self._inference(runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
                 loss_sum += result.loss_sum
+                loss_weight += result.loss_weight
                 count += result.count
                 batches += result.steps
                 runtime.update_host_metrics(trace, result.rows, result.mask)
-                display.update(batches, loss=loss_sum / count if count else None)
+                display.update(batches, loss=loss_sum / loss_weight if loss_weight else None)
         with runtime.strategy.scope():
             results = {key: _to_python(metric.result()) for key, metric in runtime.metric_objects(trace).items()}
         if count == 0:
             raise ValueError("Evaluation input_fn produced no examples: check that its dataset is not empty (a "
                              "filter, take(0), or batch(drop_remainder=True) over fewer examples than one batch).")
-        results["loss"] = loss_sum / count
+        results["loss"] = loss_sum / loss_weight
         results["global_step"] = int(runtime.global_step.numpy())
         _warn_not_finite(results)
         subdir = f"eval_{name}" if name else "eval"

@@ -10,6 +10,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.checkpoint import warm_start
 from estimators.graph import choice, replicated
 from estimators.graph.inputs import input_tensors
 from estimators.graph.specs import SessionSpec, call_model_fn
@@ -62,6 +63,16 @@ def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGr
                 spec = replicated.replicated_spec(strategy, estimator._engine_model_fn, features, labels, mode,
                                                   model_fn_params, estimator.config)
         yield CallGraph(tf.compat.v1.train.get_global_step(), spec, input_hooks, strategy)
+
+
+def warm_start_when_fresh(estimator: Any, checkpoint: str | None) -> None:
+    """Without a checkpoint to restore, the call's graph starts from warm_start_from, as 2.15 did in train,
+    evaluate and predict alike (after model_fn made the variables)."""
+    settings = estimator._warm_start
+    if checkpoint is None and settings is not None:
+        tf.compat.v1.train.warm_start(warm_start.checkpoint_path(settings), settings.vars_to_warm_start,
+                                      settings.var_name_to_vocab_info or None,
+                                      settings.var_name_to_prev_var_name or None)
 
 
 def ensure_saver(scaffold: Any) -> None:

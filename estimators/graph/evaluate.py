@@ -18,7 +18,7 @@ import tensorflow as tf
 
 from estimators import log as logging
 from estimators.graph import replicated
-from estimators.graph.build import call_graph, ensure_saver
+from estimators.graph.build import call_graph, ensure_saver, warm_start_when_fresh
 from estimators.graph.hooks import session_hooks
 from estimators.graph.saving import RestoredFiniteCheck
 from estimators.mode_keys import ModeKeys
@@ -52,6 +52,7 @@ def evaluate(estimator: Any, input_fn: Callable, steps: int | None, hooks: Any, 
         logging.warning("Could not find trained model in model_dir: %s, running initialization to evaluate.",
                         estimator.model_dir)
     with call_graph(estimator, input_fn, ModeKeys.EVAL) as built:
+        warm_start_when_fresh(estimator, path)
         spec = built.spec
         metrics = _metric_pairs(spec.eval_metric_ops)
         metrics[LOSS] = spec.loss_metric or tf.compat.v1.metrics.mean(spec.loss)

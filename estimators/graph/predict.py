@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from estimators import log as logging
 from estimators.graph import replicated
-from estimators.graph.build import call_graph, ensure_saver
+from estimators.graph.build import call_graph, ensure_saver, warm_start_when_fresh
 from estimators.graph.hooks import session_hooks
 from estimators.graph.saving import RestoredFiniteCheck
 from estimators.mode_keys import ModeKeys
@@ -24,6 +24,7 @@ def predict(estimator: Any, input_fn: Callable, predict_keys: Any, hooks: Any, p
         logging.warning("Could not find trained model in model_dir: %s, running initialization to predict.",
                         estimator.model_dir)
     with call_graph(estimator, input_fn, ModeKeys.PREDICT) as built:
+        warm_start_when_fresh(estimator, path)
         spec = built.spec
         predictions = _selected(spec.predictions, predict_keys)
         all_hooks = [*built.input_hooks, *session_hooks(hooks, "predict() hooks"), *spec.prediction_hooks,

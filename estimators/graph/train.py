@@ -17,11 +17,10 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import log as logging
-from estimators.checkpoint import warm_start
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.checkpoint.model_dir_check import check_model_dir
 from estimators.graph import replicated
-from estimators.graph.build import call_graph, ensure_saver
+from estimators.graph.build import call_graph, ensure_saver, warm_start_when_fresh
 from estimators.graph.hooks import session_hooks
 from estimators.graph.saving import CheckpointHook, NanLossHook, StopOnSignal
 from estimators.mode_keys import ModeKeys
@@ -47,11 +46,7 @@ def train(estimator: Any, input_fn: Callable, hooks: Any, steps: int | None, max
         user_hooks = session_hooks(hooks, "train() hooks", spec.loss)
         if steps is not None or max_steps is not None:
             user_hooks.append(tf.compat.v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
-        if latest is None and estimator._warm_start is not None:
-            settings = estimator._warm_start
-            tf.compat.v1.train.warm_start(warm_start.checkpoint_path(settings), settings.vars_to_warm_start,
-                                          settings.var_name_to_vocab_info or None,
-                                          settings.var_name_to_prev_var_name or None)
+        warm_start_when_fresh(estimator, latest)
         if not any(s.op.name == "loss" for s in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)):
             tf.compat.v1.summary.scalar("loss", spec.loss)
         ensure_saver(spec.scaffold)

@@ -63,13 +63,14 @@ class TrainOutputs(NamedTuple):
 
 
 class InferenceOutputs(NamedTuple):
-    """One replica's eval/predict step: loss x real rows, real rows, per-row tensors, row mask."""
+    """One replica's eval/predict step: loss x weight, real rows, per-row tensors, row mask, host tensors, weight."""
 
     weighted_loss: tf.Tensor
     real_rows: tf.Tensor
     rows: Any
     mask: tf.Tensor
     host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors, for the host function
+    loss_weight: Any = 0.0  # what weighted_loss is the loss times (the evaluation loss is their ratio of sums)
 
 
 class ModelFnSteps:
@@ -202,7 +203,10 @@ class ModelFnSteps:
             spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
             loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
-            weighted_loss = tf.where(real > 0, loss * real, 0.0)
+            # 2.15's mean of model_fn's losses, one per batch run (a partial last batch weighs as much as a full
+            # one); a partial batch split into one-row batches (static shapes) counts as one, by their shares.
+            weight = tf.cast(element[2], tf.float32) if len(element) > 2 else tf.minimum(real, 1.0)
+            weighted_loss = tf.where(real > 0, loss * weight, 0.0)
             if self._static_shapes and isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
                 raise ValueError(
                     "TPUEstimatorSpec.host_call in EVAL is not run by TPUEstimator here: its exact evaluation "
@@ -210,7 +214,7 @@ class ModelFnSteps:
                     "repeated. Return host_call only for TRAIN (and PREDICT); evaluation metrics go in eval_metrics."
                 )
             return InferenceOutputs(weighted_loss, real, self._metric_tensors(spec, trace), mask,
-                                    self._host_call_tensors(spec, trace))
+                                    self._host_call_tensors(spec, trace), weight)
 
         return self._compiled(step), trace
 
@@ -257,7 +261,7 @@ class ModelFnSteps:
             spec, _ = self.call(ModeKeys.PREDICT, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(element[1], tf.float32))
             return InferenceOutputs(tf.constant(0.0), real, spec.predictions, element[1],
-                                    self._host_call_tensors(spec, trace))
+                                    self._host_call_tensors(spec, trace), tf.constant(0.0))
 
         return self._compiled(step), trace
 

@@ -73,11 +73,12 @@ class InferenceLoopResult(NamedTuple):
 
     steps: int
     ended: bool
-    loss_sum: float
-    count: float
+    loss_sum: float  # the losses times their weights (runtime/steps.py InferenceOutputs)
+    count: float  # real rows
     rows: Any
     mask: np.ndarray
     step_rows: np.ndarray  # rows (real and padding) each step added, in order: steps are the batches
+    loss_weight: float = 0.0  # the weights' sum: the evaluation loss is loss_sum / loss_weight
 
 
 def _gather(strategy: tf.distribute.Strategy, per_replica: Any) -> Any:
@@ -277,15 +278,16 @@ class InferenceLoop:
 
         def replica_step(element):
             with step_scope():
-                weighted, real, rows, mask, host_tensors = strategy.run(step, args=(element,))
-            return weighted, real, _gather(strategy, rows), _gather(strategy, mask), host_tensors
+                weighted, real, rows, mask, host_tensors, weight = strategy.run(step, args=(element,))
+            return weighted, real, _gather(strategy, rows), _gather(strategy, mask), host_tensors, weight
 
         def run(element):
-            weighted, real, rows, mask, host_tensors = replica_step(element)
+            weighted, real, rows, mask, host_tensors, weight = replica_step(element)
             total_real = strategy.reduce(_SUM, real, axis=None)
             if host_call is not None:
                 host_call.after_inference_step(strategy, host_tensors, total_real)
-            return strategy.reduce(_SUM, weighted, axis=None), total_real, rows, mask
+            return (strategy.reduce(_SUM, weighted, axis=None), total_real, rows, mask,
+                    strategy.reduce(_SUM, weight, axis=None))
 
         def stopping():
             return stop.read_value() if stop is not None else tf.constant(False)
@@ -295,16 +297,17 @@ class InferenceLoop:
             arrays = tf.nest.map_structure(
                 lambda dtype: tf.TensorArray(dtype, size=0, dynamic_size=True, infer_shape=False), self._row_dtypes)
             sizes = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
-            loss_sum, count = tf.constant(0.0), tf.constant(0.0)
+            loss_sum, count, loss_weight = tf.constant(0.0), tf.constant(0.0), tf.constant(0.0)
             done, ended, element = tf.constant(0), tf.constant(False), first
             while done < iterations and not ended and (done == 0 or not stopping()):
                 # The caller's element always runs (it checked it has rows, or the input has none at all);
                 # the stream's all-padding end is not run: model_fn never sees a batch without a real row
                 # (some kernels reject zero-row batches: oneDNN's Conv2D on the CPU).
                 if tf.logical_or(done == 0, real_rows(element) > 0):
-                    loss, real, rows, mask = run(element)
+                    loss, real, rows, mask, weight = run(element)
                     loss_sum += loss
                     count += real
+                    loss_weight += weight
                     arrays = tf.nest.map_structure(lambda ta, t, at=done: ta.write(at, t), arrays, (rows, mask))
                     sizes = sizes.write(done, tf.shape(mask)[0])
                     done += 1
@@ -313,7 +316,7 @@ class InferenceLoop:
                     ended = True
                 element = next(iterator)
             rows, mask = tf.nest.map_structure(lambda ta: ta.concat(), arrays)
-            return done, ended, loss_sum, count, rows, mask, sizes.stack(), element
+            return done, ended, loss_sum, count, rows, mask, sizes.stack(), element, loss_weight
 
         self._function = loop
         self._replica_step = replica_step
@@ -339,10 +342,10 @@ class InferenceLoop:
     def __call__(self, iterator, first, iterations: int) -> tuple[InferenceLoopResult, Any]:
         """Runs from `first`; returns the loop's result and the element to start the next loop with."""
         with engine_checks_unwrapped():
-            done, ended, loss_sum, count, rows, mask, sizes, following = self._function(
+            done, ended, loss_sum, count, rows, mask, sizes, following, loss_weight = self._function(
                 iterator, first, tf.constant(iterations))
         if self._host_call is not None:
             self._host_call.flush()
         result = InferenceLoopResult(int(done), bool(ended), float(loss_sum), float(count), rows, np.asarray(mask),
-                                     np.asarray(sizes))
+                                     np.asarray(sizes), float(loss_weight))
         return result, following
