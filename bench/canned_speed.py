@@ -75,11 +75,24 @@ for steps in (N1, N2):
     estimator.train(input_fn, steps=steps)
     times.append(time.perf_counter() - started)
 print("SPEED", json.dumps({"step_ms": 1000 * (times[1] - times[0]) / (N2 - N1), "seconds": times}))
+if len(sys.argv) > 5:  # also write the training graph the session ran, and what each step fetched
+    class Export(tf.compat.v1.train.SessionRunHook):
+        def after_run(self, run_context, run_values):
+            graph = run_context.session.graph
+            graph._unsafe_unfinalize()
+            tf.compat.v1.train.export_meta_graph(sys.argv[5] + ".meta", graph=graph, clear_devices=True)
+            graph.finalize()
+            fetches = [t.name for t in run_context.original_args.fetches]
+            iterators = [op.name for op in graph.get_operations() if op.type == "MakeIterator"]
+            json.dump({"fetches": fetches, "iterators": iterators}, open(sys.argv[5] + ".json", "w"))
+            run_context.request_stop()
+    estimator.train(input_fn, steps=1, hooks=[Export()])
 """
 
 
-def run(contender: str, python: str, batch: int, n1: int, n2: int) -> dict:
-    return run_speed_program(PROGRAM, python, [contender, str(batch), str(n1), str(n2)])
+def run(contender: str, python: str, batch: int, n1: int, n2: int, export: str | None = None) -> dict:
+    """One contender's steady-state step time; `export`: also write its training graph there (.meta, .json)."""
+    return run_speed_program(PROGRAM, python, [contender, str(batch), str(n1), str(n2), *([export] if export else [])])
 
 
 def main() -> None:
