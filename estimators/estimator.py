@@ -366,12 +366,13 @@ class Estimator:
         return sorted(name for name in names if name != INPUT_POSITION)  # the engine's own entry is not the model's
 
     def get_variable_value(self, name: str) -> np.ndarray:
-        """The value of variable `name` in the latest checkpoint."""
+        """The value of variable `name` in the latest checkpoint (an object-based one's also by TF1 name)."""
         path = self._require_checkpoint()
         name = name[:-2] if name.endswith(":0") else name
-        if name not in self._checkpointer.contents(path):
+        key = self._checkpointer.key_of(path, name)
+        if key is None:
             raise ValueError(f"No variable {name!r} in checkpoint {path}; see get_variable_names().")
-        return tf.train.load_variable(path, name)
+        return tf.train.load_variable(path, key)
 
     def _require_checkpoint(self) -> str:
         path = self.latest_checkpoint()
@@ -386,7 +387,7 @@ class Estimator:
         return checkpoint_at(checkpoint_path, "restore")
 
     def _restore(self, path: str, variables: dict, optional: tuple = ()) -> None:
-        stored = self._checkpointer.contents(path)
+        stored = self._checkpointer.restorable(path)  # an object-based checkpoint by its variables' TF1 names too
         self._checkpointer.restore(path, mapping.restore_plan(variables, stored, optional))
 
     def _warm_start_from(self, runtime: Runtime) -> None:

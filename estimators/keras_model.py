@@ -27,14 +27,18 @@ import keras
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.checkpoint import object_keys, writer
+from estimators.checkpoint.checkpointer import Checkpointer
 from estimators.cross_shard_optimizer import CrossShardOptimizer
 from estimators.estimator import Estimator
 from estimators.export import outputs as export_output_classes
 from estimators.export.outputs import ExportOutput, PredictOutput
 from estimators.export.receivers import build_raw_serving_input_receiver_fn
+from estimators.graph.object_saver import ObjectKeySaver
 from estimators.keras_errors import FormattedKeyError
 from estimators.keras_flavours import TF_KERAS, Flavour, flavour_of
 from estimators.keras_losses import checked_losses
+from estimators.keras_object_paths import optimizer_keys, weight_paths
 from estimators.keras_structure import ModelStructure, is_subclassed
 from estimators.keras_weights import InitialWeights
 from estimators.mode_keys import ModeKeys
@@ -65,7 +69,11 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     custom layers/losses/metrics, `metric_names_map` to rename the compiled metrics (every one of
     them), `export_outputs` {output name: ExportOutput class} for extra
     serving signatures. `use_v2_estimator` is accepted and changes nothing (there is one Estimator).
-    Checkpoints are always tf.estimator's name-based ones (2.15's checkpoint_format='saver').
+    `checkpoint_format`: 'checkpoint' saves object-based keys (layer_with_weights-0/kernel/.ATTRIBUTES/
+    VARIABLE_VALUE, with the object graph), 'saver' tf.estimator's TF1 names (dense/kernel); None is
+    tf.keras.estimator's default, 'checkpoint', for a Functional or Sequential model, unless model_dir already
+    holds name-based checkpoints (they stay so), and 'saver' for a subclassed model. Checkpoints of either
+    format are restored.
     The estimator starts from the model's current weights, or, as in 2.15, from the latest checkpoint in
     model_dir/keras when there is one; for a Functional or Sequential model without one, those weights are
     written there first (keras_model.ckpt), as 2.15 did, and warm-started from. A subclassed model is rebuilt
@@ -98,8 +106,10 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
         model_fn = KerasModelFn(keras_model, custom_objects, metric_names_map, export_outputs)
     # After the model's own checks (export_outputs naming outputs it lacks is a FormattedKeyError whatever the
     # format, as in 2.15, where that error came first for a supported format)
-    _check_checkpoint_format(checkpoint_format)
     config_dir = config.model_dir if config else None
+    object_based = _object_based(checkpoint_format, keras_model, model_dir or config_dir)
+    if object_based:
+        model_fn.object_keys = object_keys.ObjectKeys(model_fn.optimizer_keys())
     warm_start_from = None
     if not (model_dir and config_dir and os.fspath(model_dir) != config_dir):  # else Estimator refuses the pair
         model_dir = _model_dir(model_dir or config_dir)
@@ -107,11 +117,15 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
         if warm_start_from is None and _starts_from_keras_dir(keras_model, model_dir, config):
             warm_start_from = _save_first_checkpoint(model_fn, model_dir, config)
     if use_tpu or any(size is not None for size in batch_sizes):
-        return TPUEstimator(model_fn, model_dir=model_dir, config=config, params=params, use_tpu=use_tpu,
-                            train_batch_size=train_batch_size, eval_batch_size=eval_batch_size,
-                            predict_batch_size=predict_batch_size, eval_on_tpu=eval_on_tpu,
-                            warm_start_from=warm_start_from)
-    return Estimator(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
+        estimator = TPUEstimator(model_fn, model_dir=model_dir, config=config, params=params, use_tpu=use_tpu,
+                                 train_batch_size=train_batch_size, eval_batch_size=eval_batch_size,
+                                 predict_batch_size=predict_batch_size, eval_on_tpu=eval_on_tpu,
+                                 warm_start_from=warm_start_from)
+    else:
+        estimator = Estimator(model_fn, model_dir=model_dir, config=config, params=params,
+                              warm_start_from=warm_start_from)
+    estimator._checkpointer.object_keys = model_fn.object_keys  # noqa: SLF001 - the format of its saves
+    return estimator
 
 
 def _model_dir(model_dir: Any) -> str:
@@ -163,8 +177,12 @@ def _save_first_checkpoint(model_fn: KerasModelFn, model_dir: str, config: RunCo
     tf.compat.v1.wrap_function(predict_graph, signature=[])
     keras_dir = os.path.join(model_dir, "keras")
     tf.io.gfile.makedirs(keras_dir)
-    saver = tf.compat.v1.train.Saver(var_list=runtime.model_variables(), max_to_keep=None, save_relative_paths=True)
-    path = saver.save(None, os.path.join(keras_dir, "keras_model.ckpt"), write_meta_graph=False)
+    path = os.path.join(keras_dir, "keras_model.ckpt")
+    variables, extra = runtime.model_variables(), []
+    if model_fn.object_keys is not None:  # 2.15 wrote it with model.save_weights: object-based
+        layout = model_fn.object_keys.checkpoint(variables)
+        variables, extra = layout.values, [object_keys.graph_saveable(layout.graph)]
+    writer.write_at(variables, path, extra)
     logging.info("Wrote the Keras model's weights to %s; the estimator warm-starts from them.", path)
     return path
 
@@ -205,15 +223,33 @@ def _ours(output_class: Any) -> Any:
     return output_class
 
 
-def _check_checkpoint_format(checkpoint_format: str | None) -> None:
-    if checkpoint_format in (None, "saver"):
-        return
-    if checkpoint_format == "checkpoint":
-        raise ValueError(
-            "checkpoint_format='checkpoint' (object-based keys such as layer_with_weights-0/kernel/.ATTRIBUTES/"
-            "VARIABLE_VALUE) is not supported: the engine writes tf.estimator's name-based checkpoints "
-            "(dense/kernel, global_step), 2.15's checkpoint_format='saver'. Pass 'saver' or leave it out.")
-    raise ValueError(f"checkpoint_format must be 'saver' (or 'checkpoint', unsupported), got {checkpoint_format!r}.")
+def _object_based(checkpoint_format: str | None, keras_model: Any, model_dir: Any) -> bool:
+    """Whether the estimator saves object-based checkpoints (2.15's checkpoint_format='checkpoint').
+
+    None is tf.keras.estimator.model_to_estimator's default, 'checkpoint', except where a program ported from
+    tf.compat.v1.keras.estimator (default 'saver') would break: a model_dir already holding name-based
+    checkpoints keeps that format, and a subclassed model (which 2.15 could save only so) gets 'saver'.
+    """
+    if checkpoint_format not in (None, "saver", "checkpoint"):
+        raise ValueError(f'Checkpoint format must be one of "checkpoint" or "saver". Got {checkpoint_format}')
+    if checkpoint_format == "checkpoint" and is_subclassed(keras_model):
+        raise ValueError("Object-based checkpoints are currently not supported with subclassed models.")
+    if checkpoint_format is not None:
+        return checkpoint_format == "checkpoint"
+    return not is_subclassed(keras_model) and _existing_format(model_dir) != "saver"
+
+
+def _existing_format(model_dir: Any) -> str | None:
+    """'checkpoint' or 'saver' for the latest checkpoint in model_dir (by its keys), None when there is none."""
+    try:
+        if not model_dir or not tf.io.gfile.isdir(os.fspath(model_dir)):
+            return None
+        latest = Checkpointer(os.fspath(model_dir), is_chief=False).latest()
+        if latest is None:
+            return None
+        return "checkpoint" if object_keys.full_name_keys(tf.train.load_checkpoint(latest)) else "saver"
+    except (RuntimeError, ValueError, OSError, tf.errors.OpError):  # unreadable or damaged: train() will say so
+        return None
 
 
 def _serialized_uncompiled(flavour: Flavour, keras_model: Any) -> dict:
@@ -332,6 +368,8 @@ class KerasModelFn:
                 f"Could not rebuild the Keras model {keras_model.name!r} from its config ({err}). Subclassed "
                 "models need get_config() and from_config(); pass custom layers in custom_objects.") from err
         self.structure = ModelStructure.of(keras_model)  # serving_input_receiver_fn uses the same names
+        self._optimizer_for_keys = compiled["optimizer"]
+        self.object_keys: object_keys.ObjectKeys | None = None  # set by model_to_estimator: object-based saves
         self._metric_names_map = dict(metric_names_map) if metric_names_map else None
         self._export_outputs = self._checked_export_outputs(export_outputs)
         logging.info("Keras model %s: the estimator starts from its current weights (%d variables) unless "
@@ -374,6 +412,10 @@ class KerasModelFn:
                                  f"estimators.export.ClassificationOutput, got {output_class!r}.")
         return dict(export_outputs)
 
+    def optimizer_keys(self) -> object_keys.OptimizerKeys:
+        """Where 2.15's object-based checkpoints kept the compiled optimizer's state."""
+        return optimizer_keys(self._optimizer_for_keys, self._v1_optimizer)
+
     # -- building ---------------------------------------------------------------------------------------
     def _deserialize(self, config: Any) -> Any:
         """A fresh object from its serialized config (Keras consumes the config it is given: pass a copy)."""
@@ -396,9 +438,13 @@ class KerasModelFn:
             inputs, sample_weight = self.structure.inputs(features)
             training = mode == ModeKeys.TRAIN
             outputs = model(inputs, training=training)
+        if self.object_keys is not None:
+            self.object_keys.record(weight_paths(model, self._flavour.module.layers.Layer))
+        scaffold_fn = self._scaffold_fn()
         if mode == ModeKeys.PREDICT:
             predictions = self.structure.predictions(outputs)
-            return TPUEstimatorSpec(mode, predictions=predictions, export_outputs=self._exports(predictions))
+            return TPUEstimatorSpec(mode, predictions=predictions, export_outputs=self._exports(predictions),
+                                    scaffold_fn=scaffold_fn)
 
         targets = self.structure.targets(labels, outputs)
         compiled = self._deserialize({k: self._compile_config.get(k) for k in ("loss", "loss_weights")})
@@ -412,7 +458,8 @@ class KerasModelFn:
         if training:
             # The step advances the global step, as 2.15's (the optimizer's iterations were the global step):
             # the graph path stops on it; the TF2 path ends every step one higher whatever train_op does.
-            return TPUEstimatorSpec(mode, loss=loss, train_op=self._train_op(model, optimizer, keras_loss))
+            train_op = self._train_op(model, optimizer, keras_loss)
+            return TPUEstimatorSpec(mode, loss=loss, train_op=train_op, scaffold_fn=scaffold_fn)
         tensors = {"y_true": targets, "y_pred": outputs}
         if sample_weight is not None:
             tensors["sample_weight"] = sample_weight
@@ -420,7 +467,15 @@ class KerasModelFn:
         if logits:
             tensors["y_pred_logits"] = logits
         metrics = self._compile_config.get("metrics") or self._compile_config.get("weighted_metrics")
-        return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(self._metric_fn, tensors) if metrics else None)
+        return TPUEstimatorSpec(mode, loss=loss, eval_metrics=(self._metric_fn, tensors) if metrics else None,
+                                scaffold_fn=scaffold_fn)
+
+    def _scaffold_fn(self) -> Callable | None:
+        """On the graph path, 2.15's Scaffold with a Saver of object-based keys (saves as the TF2 path does)."""
+        if self.object_keys is None or tf.executing_eagerly() or tf.inside_function():
+            return None  # the TF2 path (traced in a tf.function): the Checkpointer writes the layout itself
+        keys = self.object_keys
+        return lambda: tf.compat.v1.train.Scaffold(saver=ObjectKeySaver(keys))
 
     def _train_op(self, model: Any, optimizer: Any, keras_loss: Any) -> Any:
         """The update of one training step: the replicas' gradients summed (see the module docstring).

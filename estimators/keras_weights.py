@@ -53,7 +53,7 @@ class InitialWeights:
         values = {}
         if rebuilt:
             for weight, value in zip(rebuilt, keras_model.get_weights(), strict=True):
-                values[id(_variable_of(weight))] = np.array(value)
+                values[id(variable_of(weight))] = np.array(value)
             found = {id(variable) for _, variable in created}
             if not set(values) <= found:
                 raise RuntimeError("Could not match the rebuilt model's weights to the variables it created.")
@@ -99,7 +99,7 @@ def _weights_of(model: Any) -> list:
         return []
 
 
-def _variable_of(weight: Any) -> Any:
+def variable_of(weight: Any) -> Any:
     """The tf.Variable behind a weight: a Keras 3 variable's `.value`, a tf_keras weight itself."""
     value = getattr(weight, "value", None)
     return weight if value is None or callable(value) else value

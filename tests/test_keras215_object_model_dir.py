@@ -1,5 +1,5 @@
 """A model_dir of tf.estimator 2.15's model_to_estimator in its default, object-based checkpoint format
-(tests/fixtures/keras215_object, written by make_215.py there): refused with the way forward, which works."""
+(tests/fixtures/keras215_object, written by make_215.py there) evaluates, predicts and trains on as in 2.15."""
 
 import os
 import shutil
@@ -14,6 +14,7 @@ from tests import tiers
 tf_keras = pytest.importorskip("tf_keras", reason=tiers.missing_package({"needs_tf_keras"}))
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "keras215_object")
 X, Y = np.ones((8, 3), np.float32), np.ones((8, 1), np.float32)
+LOSS_AT_3, LOSS_AT_5 = 0.51168823, 0.24745655  # 2.15 at step 3, and 2 steps on (continue_215.py)
 
 
 def _model():
@@ -28,34 +29,38 @@ def _input_fn():
     return tf.data.Dataset.from_tensor_slices(({"dense_input": X}, Y)).repeat().batch(4)
 
 
-def _checkpoints(model_dir) -> list[str]:
-    return sorted(name for name in os.listdir(model_dir) if name.startswith(("model.ckpt", "checkpoint")))
-
-
-def test_training_on_it_is_refused_naming_the_format_and_its_checkpoints_stay(tmp_path):
+def _estimator(tmp_path):
+    """As a ported program builds it: the default checkpoint_format."""
     model_dir = shutil.copytree(FIXTURE, tmp_path / "md")
-    before = _checkpoints(model_dir)
-    estimator = estimators.model_to_estimator(keras_model=_model(), model_dir=str(model_dir))
-    with pytest.raises(ValueError, match="object-based.*model_to_estimator.*load_weights"):
-        estimator.train(_input_fn, steps=1)
-    assert _checkpoints(model_dir) == before
-    assert tf.train.latest_checkpoint(str(model_dir)).endswith("model.ckpt-3")
+    return estimators.model_to_estimator(keras_model=_model(), model_dir=str(model_dir))
 
 
-@pytest.mark.parametrize("call", ["evaluate", "predict"])
-def test_evaluating_or_predicting_from_it_names_the_format_and_the_way_forward(tmp_path, call):
-    model_dir = shutil.copytree(FIXTURE, tmp_path / "md")
-    estimator = estimators.model_to_estimator(keras_model=_model(), model_dir=str(model_dir))
-    with pytest.raises(ValueError, match="object-based.*model_to_estimator.*load_weights"):
-        if call == "evaluate":
-            estimator.evaluate(_input_fn, steps=1)
-        else:
-            next(estimator.predict(lambda: tf.data.Dataset.from_tensor_slices({"dense_input": X}).batch(4)))
+def test_it_evaluates_to_2_15s_loss_at_its_global_step(tmp_path):
+    result = _estimator(tmp_path).evaluate(_input_fn, steps=1)
+    assert result["global_step"] == 3
+    assert result["loss"] == pytest.approx(LOSS_AT_3, rel=1e-5)
 
 
-def test_the_way_the_error_names_evaluates_to_2_15s_loss(tmp_path):
-    """2.15 evaluated this model_dir to loss 0.51168823 (make_215.py)."""
+def test_training_continues_from_its_global_step_as_2_15_did(tmp_path):
+    estimator = _estimator(tmp_path)
+    estimator.train(_input_fn, steps=2)
+    result = estimator.evaluate(_input_fn, steps=1)
+    assert result["global_step"] == 5
+    assert result["loss"] == pytest.approx(LOSS_AT_5, rel=1e-5)
+
+
+def test_the_checkpoints_it_writes_keep_2_15s_object_based_keys(tmp_path):
+    estimator = _estimator(tmp_path)
+    estimator.train(_input_fn, steps=1)
+    written = set(tf.train.load_checkpoint(estimator.latest_checkpoint()).get_variable_to_shape_map())
+    fixture = set(tf.train.load_checkpoint(os.path.join(FIXTURE, "model.ckpt-3")).get_variable_to_shape_map())
+    assert estimator.latest_checkpoint().endswith("model.ckpt-4")
+    assert fixture <= written
+
+
+def test_it_predicts_with_the_restored_weights(tmp_path):
+    estimator = _estimator(tmp_path)
     model = _model()
-    model.load_weights(tf.train.latest_checkpoint(FIXTURE)).expect_partial()
-    estimator = estimators.model_to_estimator(keras_model=model, model_dir=str(tmp_path / "new"))
-    assert estimator.evaluate(_input_fn, steps=1)["loss"] == pytest.approx(0.51168823, rel=1e-5)
+    model.load_weights(os.path.join(FIXTURE, "model.ckpt-3")).expect_partial()
+    predictions = estimator.predict(lambda: tf.data.Dataset.from_tensor_slices({"dense_input": X}).batch(4))
+    np.testing.assert_allclose(np.stack([p["out"] for p in predictions]), model.predict(X, verbose=0), rtol=1e-6)

@@ -288,11 +288,6 @@ def test_a_model_compiled_without_a_loss_is_refused():
         model_to_estimator(model)
 
 
-def test_object_based_checkpoint_format_is_refused_with_the_alternative():
-    with pytest.raises(ValueError, match="checkpoint_format='checkpoint'.*Pass 'saver'"):
-        model_to_estimator(sequential(), checkpoint_format="checkpoint")
-
-
 def test_estimator_type_follows_batch_sizes_and_use_tpu(tmp_path):
     model = sequential()
     assert type(model_to_estimator(model, model_dir=str(tmp_path / "a"))) is Estimator
@@ -374,7 +369,7 @@ def with_batchnorm():
 ])
 def test_model_weights_are_checkpointed_under_the_names_215_gave_them(name, build, features, tmp_path):
     x = np.ones((4, 3), np.float32)
-    estimator = model_to_estimator(build(), model_dir=str(tmp_path))
+    estimator = model_to_estimator(build(), model_dir=str(tmp_path), checkpoint_format="saver")  # the reference's
     estimator.train(train_input_fn({features: x} if features else x, np.zeros(4, np.int32), batch=4), steps=1)
     with open(REFERENCE_215) as f:
         reference = json.load(f)[name]

@@ -1,7 +1,9 @@
 """Checkpointer: one model_dir's TF1 name-based checkpoints, saved verified and restored all-or-nothing.
 
 Files are what tf.estimator wrote: `model.ckpt-<step>.index` / `.data-*` with the variables' TF1 names as
-keys, and the text `checkpoint` state file. A save is written, checked complete, and only then named in
+keys (or, with `object_keys`, a Keras estimator's object-based keys: object_keys.py), and the text
+`checkpoint` state file. Either format is read by TF1 name (an object-based checkpoint through its object
+graph's full names). A save is written, checked complete, and only then named in
 the state file; a missing or unreadable state file or a damaged newest checkpoint falls back to the
 newest complete one with a warning, never to step 0. A save whose variables hold NaN or Inf is refused
 (finite.py). A restore checks every name, shape and dtype (and reads every value) before it assigns
@@ -17,17 +19,10 @@ from typing import TypeVar
 import tensorflow as tf
 
 from estimators import log as logging
-from estimators.checkpoint import files, finite, state_file, storage, writer
+from estimators.checkpoint import files, finite, object_keys, state_file, storage, writer
 
 GLOBAL_STEP = "global_step"
 _OBJECT_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"  # how object-based checkpoints key a variable's value
-KERAS_ESTIMATOR_STEP = "estimator_global_step" + _OBJECT_SUFFIX  # 2.15 model_to_estimator's object-based step
-_KERAS_OBJECT_CHECKPOINT = (
-    "is object-based, as tf.estimator 2.15's model_to_estimator wrote by default (checkpoint_format='checkpoint': "
-    "keys such as layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE); this engine keeps tf.estimator's "
-    "name-based checkpoints. Continue from its weights in a new model_dir: keras_model.load_weights(<this "
-    "checkpoint>) then model_to_estimator(keras_model=keras_model, model_dir=<new folder>) (the global step "
-    "restarts at 0).")
 _LISTED = 10  # names shown per kind in a mismatch error
 
 Assignment = tf.Variable | Sequence[tf.Variable]  # one checkpoint value may initialise several variables
@@ -70,6 +65,7 @@ class Checkpointer:
         self.is_chief = is_chief
         self._cleaned = False
         self._checked_finite: set[str] = set()  # checkpoints this object published after the finiteness check
+        self.object_keys: object_keys.ObjectKeys | None = None  # set: saves are object-based (a Keras estimator's)
 
     # -- finding -------------------------------------------------------------------------------------
     def checkpoints(self) -> list[str]:
@@ -163,8 +159,12 @@ class Checkpointer:
         """
         if self.is_chief and not variables:
             raise ValueError("save() got no variables to write.")
-        return self.publish(step, lambda prefix: writer.write(variables, prefix),
-                            lambda prefix: _check_written(prefix, variables),
+        written, extra = dict(variables), []
+        if self.object_keys is not None and self.is_chief:
+            layout = self.object_keys.checkpoint(variables)
+            written, extra = layout.values, [object_keys.graph_saveable(layout.graph)]
+        return self.publish(step, lambda prefix: writer.write(written, prefix, extra),
+                            lambda prefix: _check_written(prefix, written),
                             nonfinite=lambda: finite.nonfinite_variables(variables))
 
     def publish(self, step: int, write: Callable[[str], None], check: Callable[[str], None] | None = None,
@@ -296,23 +296,39 @@ class Checkpointer:
         """{name: (shape, dtype)} of every variable stored in the checkpoint at `path`."""
         return contents(path)
 
+    def restorable(self, path: str) -> dict[str, tuple[tuple[int, ...], tf.DType]]:
+        """contents(), plus each object-based key's variable name (its TF1 name): what restore() takes."""
+        return restorable(path)
+
+    def key_of(self, path: str, name: str) -> str | None:
+        """The key holding variable `name` in the checkpoint: the name itself, or an object-based checkpoint's key
+        for that TF1 name; None when it holds neither."""
+        stored = contents(path)
+        return name if name in stored else _aliases(path, stored).get(name)
+
     def global_step(self, path: str) -> int:
         """The global step stored in a checkpoint (tf.estimator's `global_step`, or an object-based one's)."""
         stored = contents(path)
         for key in (GLOBAL_STEP, GLOBAL_STEP + _OBJECT_SUFFIX):
             if key in stored:
                 return int(_reader(path).get_tensor(key))
-        if KERAS_ESTIMATOR_STEP in stored:
-            raise ValueError(f"Checkpoint {path} {_KERAS_OBJECT_CHECKPOINT}")
+        key = object_keys.full_name_keys(_reader(path)).get(GLOBAL_STEP)
+        if key is not None:  # 2.15 model_to_estimator's estimator_global_step
+            return int(_reader(path).get_tensor(key))
         raise ValueError(f"Checkpoint {path} has no `{GLOBAL_STEP}` variable; it was not written by an Estimator.")
 
-    def restore(self, path: str, assignments: Mapping[str, Assignment]) -> None:
+    def restore(self, path: str, assignments: Mapping[str, Assignment],
+                assign: Callable[[tf.Variable, object], None] | None = None) -> None:
         """Assigns checkpoint values to variables: {checkpoint name: variable (or several)}.
 
         Every name, shape and dtype is checked and every value read first; on any problem nothing is
-        assigned and one CheckpointMismatchError (or CheckpointCorruptError) says what is wrong.
+        assigned and one CheckpointMismatchError (or CheckpointCorruptError) says what is wrong. A name may
+        be a variable's TF1 name in an object-based checkpoint (restorable()). `assign(variable, value)`:
+        how (default variable.assign; a graph's variables are loaded into a session).
         """
         stored = contents(path)
+        keys = _aliases(path, stored)
+        stored = {**{name: stored[key] for name, key in keys.items()}, **stored}
         missing, mismatched = [], []
         for name, targets in assignments.items():
             if name not in stored:
@@ -328,7 +344,7 @@ class Checkpointer:
             raise CheckpointMismatchError(_mismatch_message(path, stored, missing, mismatched))
         reader = _reader(path)
         try:
-            values = {name: reader.get_tensor(name) for name in assignments}
+            values = {name: reader.get_tensor(keys.get(name, name)) for name in assignments}
         except (tf.errors.OpError, IndexError, ValueError) as err:
             if _gone(path):
                 raise _gone_error(path) from None
@@ -340,7 +356,10 @@ class Checkpointer:
             finite.warn_restored(path, bad)
         for name, targets in assignments.items():
             for var in _as_list(targets):
-                var.assign(values[name])
+                if assign is None:
+                    var.assign(values[name])
+                else:
+                    assign(var, values[name])
 
 
 def contents(path: str) -> dict[str, tuple[tuple[int, ...], tf.DType]]:
@@ -349,6 +368,18 @@ def contents(path: str) -> dict[str, tuple[tuple[int, ...], tf.DType]]:
     dtypes = reader.get_variable_to_dtype_map()
     return {name: (tuple(shape), dtypes[name])
             for name, shape in reader.get_variable_to_shape_map().items() if name != files.OBJECT_GRAPH_KEY}
+
+
+def restorable(path: str) -> dict[str, tuple[tuple[int, ...], tf.DType]]:
+    """contents(path), plus an object-based checkpoint's variables under their TF1 names (their full names)."""
+    stored = contents(path)
+    return {**stored, **{name: stored[key] for name, key in _aliases(path, stored).items()}}
+
+
+def _aliases(path: str, stored: Mapping) -> dict[str, str]:
+    """{TF1 name: checkpoint key} for the keys of an object-based checkpoint that are not names themselves."""
+    return {name: key for name, key in object_keys.full_name_keys(_reader(path)).items()
+            if key in stored and name not in stored}
 
 
 def _preference(state: state_file.State, listed: list[str]) -> list[str]:
@@ -410,8 +441,9 @@ def _check_written(prefix: str, variables: Mapping[str, tf.Variable]) -> None:
             reason = f"it holds {len(stored)} variables, not the {len(variables)} written"
         for name, var in variables.items():
             var = writer.tf_variable(var)
-            if reason is None and stored.get(name) != (tuple(var.shape.as_list()), var.dtype):
-                reason = f"{name} was not written as {var.shape} {var.dtype.name}"
+            shape, dtype = tuple(tf.TensorShape(var.shape).as_list()), tf.as_dtype(var.dtype)
+            if reason is None and stored.get(name) != (shape, dtype):
+                reason = f"{name} was not written as {list(shape)} {dtype.name}"
                 break
     if reason is not None:
         raise CheckpointCorruptError(f"the written checkpoint {prefix} does not read back: {reason}")
@@ -427,9 +459,6 @@ def _mismatch_message(path: str, stored: Mapping, missing: list[str], mismatched
         shown = "; ".join(mismatched[:_LISTED]) + (f"; ... ({len(mismatched) - _LISTED} more)"
                                                      if len(mismatched) > _LISTED else "")
         parts.append(f"{len(mismatched)} with another shape or dtype: {shown}.")
-    if KERAS_ESTIMATOR_STEP in stored:
-        parts.append(f"It {_KERAS_OBJECT_CHECKPOINT} Nothing was restored.")
-        return " ".join(parts)
     if any(name.endswith(_OBJECT_SUFFIX) for name in stored):
         parts.append("It is an object-based checkpoint (keys end in /.ATTRIBUTES/VARIABLE_VALUE).")
     parts.append("Was it written by a different model_fn? Nothing was restored. Use a fresh model_dir for a new "

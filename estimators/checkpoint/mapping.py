@@ -5,7 +5,8 @@ tf.estimator model_dir resumes by name. Two kinds of state were named differentl
 - a Keras 3 optimizer's step counter (`adam/iteration`) did not exist in TF1, which counted steps in
   `global_step` (a TF1 Adam's bias correction used the same count): it starts from `global_step`;
 - Keras 2 (tf.keras 2.x) optimizers named slots `Adam/<variable>/m` and `Adam/<variable>/v` and their
-  counter `Adam/iter`: a Keras 3 optimizer of the same algorithm takes them as its TF1-named slots.
+  counter `Adam/iter`: a Keras 3 optimizer of the same algorithm takes them as its TF1-named slots
+  (2.15's model_to_estimator graph scoped them `training/Adam/<variable>/m`: object-based full names).
 A Keras 3 seed generator's state (TF1 had none) is optional. Anything else a checkpoint lacks is an error
 (Checkpointer.restore lists it), never a silent init.
 """
@@ -21,7 +22,13 @@ GLOBAL_STEP = "global_step"
 _KERAS2_SLOTS = {"Adam": "m", "Adam_1": "v", "Adam_2": "vhat", "Momentum": "momentum", "RMSProp": "rms",
                  "RMSProp_1": "mg", "Adagrad": "accumulator", "Ftrl": "accumulator", "Ftrl_1": "linear"}
 _KERAS2_OPTIMIZER = {"Adam": "Adam", "Momentum": "SGD", "RMSProp": "RMSprop", "Adagrad": "Adagrad", "Ftrl": "Ftrl"}
-_COUNTER = re.compile(r"^(?P<optimizer>[^/]+)/iteration$")
+_COUNTER = re.compile(r"^(?:(?P<optimizer>[^/]+)/)?iteration$")  # tf_keras's newer optimizers: bare `iteration`
+# tf_keras's newer optimizers (TF_USE_LEGACY_KERAS=1) name slots `<Optimizer>/<slot>/<variable>`; 2.15's
+# model_to_estimator (legacy Keras 2 optimizers) `training/<Optimizer>/<variable>/<its slot>`.
+_TF_KERAS_SLOT = re.compile(r"^(?P<optimizer>SGD|Adam|RMSprop|Adagrad|Ftrl|Adadelta)/(?P<slot>[a-z_]+)/(?P<var>.+)$")
+_LEGACY_SLOTS = {"m": "m", "v": "v", "vhat": "vhat", "velocity": "rms", "momentum": "momentum",
+                 "average_gradient": "mg", "accumulator": "accumulator", "linear": "linear",
+                 "accumulated_grad": "accum_grad", "accumulated_delta_var": "accum_var"}
 
 
 def _alternatives(name: str, stored: Collection[str]) -> list[str]:
@@ -30,11 +37,16 @@ def _alternatives(name: str, stored: Collection[str]) -> list[str]:
     if counter:
         keras2 = [key for key in stored if key.endswith("/iter") and key.count("/") == 1]
         return keras2[:1] + [GLOBAL_STEP]
+    tf_keras = _TF_KERAS_SLOT.match(name)
+    if tf_keras and tf_keras["slot"] in _LEGACY_SLOTS:
+        slot = "momentum" if tf_keras["optimizer"] == "SGD" else _LEGACY_SLOTS[tf_keras["slot"]]
+        return [f"training/{tf_keras['optimizer']}/{tf_keras['var']}/{slot}"]
     variable, _, slot = name.rpartition("/")
     base = slot.split("_")[0]
     if variable and slot in _KERAS2_SLOTS:
         optimizer = _KERAS2_OPTIMIZER[base]
-        return [f"{optimizer}/{variable}/{_KERAS2_SLOTS[slot]}"]
+        keras2 = f"{optimizer}/{variable}/{_KERAS2_SLOTS[slot]}"
+        return [keras2, f"training/{keras2}"]  # the second: 2.15 model_to_estimator's object graph full name
     return []
 
 
@@ -51,7 +63,7 @@ def restore_plan(variables: Mapping[str, Any], stored: Collection[str],
     for name, variable in variables.items():
         source = name if name in stored else next((alt for alt in _alternatives(name, stored) if alt in stored), None)
         if source is None:
-            if name in optional or keras3_only(name):
+            if name in optional or keras3_only(name) or _momentum_less(name, stored):
                 continue
             source = name
         plan[source] = (*_as_tuple(plan[source]), variable) if source in plan else variable
@@ -64,6 +76,16 @@ def keras3_only(name: str) -> bool:
     tf.estimator's model_dirs lack it; the layer then starts its random stream as initialised.
     """
     return name.rpartition("/")[2] == "seed_generator_state"
+
+
+def _momentum_less(name: str, stored: Collection[str]) -> bool:
+    """A tf_keras SGD's momentum slot (made even at momentum 0) where the checkpoint has none: 2.15's legacy SGD
+    made them only for a momentum; they start at zero."""
+    def sgd_slot(key: str) -> bool:
+        return key.startswith("SGD/m/") or (key.startswith("training/SGD/") and key.endswith("/momentum")
+                                            and key.count("/") > 2)  # not the hyperparameter training/SGD/momentum
+
+    return name.startswith("SGD/m/") and not any(sgd_slot(key) for key in stored)
 
 
 def _as_tuple(value: Any) -> tuple:

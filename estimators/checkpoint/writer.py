@@ -8,28 +8,47 @@ its value (plain, Mirrored and TPU variables alike). One data shard: sharded=Tru
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+import numpy as np
 import tensorflow as tf
 from tensorflow.python.training.saving import saveable_object
 
 
-def write(variables: Mapping[str, tf.Variable], prefix: str) -> None:
-    """Writes `prefix`.index and `prefix`.data-00000-of-00001; prefix ends in `-<step>`, as Saver names it."""
+def write(variables: Mapping[str, Any], prefix: str, extra: Sequence[Any] = ()) -> None:
+    """Writes `prefix`.index and `prefix`.data-00000-of-00001; prefix ends in `-<step>`, as Saver names it.
+
+    A value may be a numpy array (written as a constant: an object-based checkpoint's optimizer
+    hyperparameters); `extra`: further SaveableObjects (the object graph proto).
+    """
     base, _, step = prefix.rpartition("-")
-    saveables = {name: _VariableSaveable(var, name) for name, var in variables.items()}
+    _save(variables, base, int(step), extra, write_state=False)
+
+
+def write_at(variables: Mapping[str, Any], path: str, extra: Sequence[Any] = ()) -> str:
+    """write() to `path` itself (`keras_model.ckpt`, no step), named in its folder's `checkpoint` file as a
+    tf.compat.v1 Saver names it; returns the path."""
+    return _save(variables, path, None, extra, write_state=True)
+
+
+def _save(variables: Mapping[str, Any], base: str, step: int | None, extra: Sequence[Any], write_state: bool) -> str:
+    saveables = [_ConstantSaveable(var, name) if isinstance(var, np.ndarray) else _VariableSaveable(var, name)
+                 for name, var in variables.items()]
+    saveables += list(extra)
     quiet = _DropMessage("Saver is deprecated")  # logged at every eager construction; we use it on purpose
     tf.get_logger().addFilter(quiet)
     try:
         saver = tf.compat.v1.train.Saver(var_list=saveables, sharded=False, max_to_keep=None, save_relative_paths=True)
     finally:
         tf.get_logger().removeFilter(quiet)
-    saver.save(None, base, global_step=int(step), write_state=False, write_meta_graph=False)
+    return saver.save(None, base, global_step=step, write_state=write_state, write_meta_graph=False)
 
 
 def tf_variable(var):
-    """The tf.Variable behind a Keras 3 variable (which has no read_value); tf.Variables as they are."""
-    return var if hasattr(var, "read_value") else var.value
+    """The tf.Variable behind a Keras 3 variable (which has no read_value); tf.Variables (and constants) as they
+    are."""
+    return var if hasattr(var, "read_value") or isinstance(var, np.ndarray) else var.value
 
 
 class _VariableSaveable(saveable_object.SaveableObject):
@@ -43,6 +62,18 @@ class _VariableSaveable(saveable_object.SaveableObject):
 
     def restore(self, restored_tensors, restored_shapes):
         return self._var.assign(restored_tensors[0])
+
+
+class _ConstantSaveable(saveable_object.SaveableObject):
+    """Saves a constant under a chosen name; restores nothing (the value is not a variable of the model)."""
+
+    def __init__(self, value: np.ndarray, name: str):
+        with tf.device("/cpu:0"):
+            tensor = tf.constant(value)
+        super().__init__(tensor, [saveable_object.SaveSpec(tensor, "", name, dtype=tensor.dtype)], name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        return tf.no_op()
 
 
 class _DropMessage(logging.Filter):

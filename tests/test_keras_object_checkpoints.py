@@ -1,0 +1,226 @@
+"""model_to_estimator's object-based checkpoints (2.15's checkpoint_format='checkpoint', tf.keras.estimator's default).
+
+Keys, full names and losses are the real 2.15's (tests/reference/keras_object_checkpoints_215.json, written by
+make_keras_object_checkpoints_215.py there) for the equivalent tf.keras model; ours adds only the engine's
+own entries (the Keras 3 optimizer's step counter, the input position), outside the object graph.
+"""
+
+import json
+import os
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from tensorflow.python.training import saver as saver_lib
+
+from estimators import model_to_estimator
+from estimators.checkpoint import finite, object_keys
+from estimators.checkpoint.checkpointer import Checkpointer
+from estimators.keras_model import serving_input_receiver_fn
+
+REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "reference", "keras_object_checkpoints_215.json")))
+# A Keras 3 optimizer's step counter, a Keras 3 layer's seed generator (Dropout, RNNs), the input position.
+OURS_ONLY = ("/iteration", "seed_generator_state", "estimators/input_position")
+L = keras.layers
+
+
+def _data(xshape=(3,), yshape=(1,)):
+    x = np.linspace(0, 1, 8 * int(np.prod(xshape)), dtype=np.float32).reshape((8, *xshape))
+    return x, np.ones((8, *yshape), np.float32)
+
+
+def _input_fn(name, xshape=(3,), yshape=(1,)):
+    x, y = _data(xshape, yshape)
+    return lambda: tf.data.Dataset.from_tensor_slices(({name: x}, y)).repeat().batch(4)
+
+
+def _two_dense(optimizer, units=1, second=True):
+    layers = [keras.Input((3,), name="dense_input"), L.Dense(2 if second else units, name="dense",
+                                                             kernel_initializer="ones")]
+    if second:
+        layers.append(L.Dense(units, name="out", kernel_initializer="ones"))
+    model = keras.Sequential(layers)
+    model.compile(optimizer, "mse")
+    return model
+
+
+def _trained(model, model_dir, name="dense_input", xshape=(3,), yshape=(1,), **kwargs):
+    estimator = model_to_estimator(keras_model=model, model_dir=str(model_dir), **kwargs)
+    estimator.train(_input_fn(name, xshape, yshape), steps=2)
+    return estimator
+
+
+def _keys(path):
+    return sorted(key for key in tf.train.load_checkpoint(path).get_variable_to_shape_map()
+                  if not key.endswith(OURS_ONLY))
+
+
+@pytest.mark.parametrize("case, optimizer", [
+    ("adam", "adam"), ("rmsprop", "rmsprop"), ("sgd_momentum", lambda: keras.optimizers.SGD(0.01, momentum=0.9))])
+def test_by_default_checkpoints_hold_2_15s_object_keys_and_evaluate_to_its_loss(tmp_path, case, optimizer):
+    estimator = _trained(_two_dense(optimizer() if callable(optimizer) else optimizer), tmp_path)
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE[case]["keys"]
+    result = estimator.evaluate(_input_fn("dense_input"), steps=1)
+    assert result["loss"] == pytest.approx(REFERENCE[case]["loss"], rel=1e-5)
+
+
+def test_centered_rmsprop_with_momentum_keeps_its_three_slots_as_2_15_named_them(tmp_path):
+    model = _two_dense(keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True), units=2, second=False)
+    estimator = _trained(model, tmp_path, yshape=(2,))
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE["rmsprop_centered"]["keys"]
+
+
+def test_object_graph_full_names_are_2_15s_variable_names(tmp_path):
+    estimator = _trained(_two_dense("adam"), tmp_path)
+    assert saver_lib.object_graph_key_mapping(estimator.latest_checkpoint()) == REFERENCE["adam"]["full_names"]
+
+
+def test_rnn_cells_are_under_cell_as_in_2_15(tmp_path):
+    model = keras.Sequential([keras.Input((4,), name="reshape_input"), L.Reshape([4, 1]),
+                              L.LSTM(2, return_sequences=True), L.GRU(2), L.Dense(1)])
+    model.compile("sgd", "mse")
+    estimator = _trained(model, tmp_path, name="reshape_input", xshape=(4,))
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE["lstm"]["keys"]
+
+
+def test_nested_models_and_batch_norm_statistics_are_keyed_as_in_2_15(tmp_path):
+    inputs = keras.Input((3,), name="x")
+    hidden = L.Dropout(0.1)(L.BatchNormalization(name="bn")(L.Dense(2, name="hidden")(inputs)))
+    inner = keras.Sequential([keras.Input((2,)), L.Dense(2, name="inner_a"), L.Dense(1, name="inner_b")],
+                             name="inner")
+    model = keras.Model(inputs, inner(hidden))
+    model.compile("adam", "mse")
+    estimator = _trained(model, tmp_path, name="x")
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE["functional_nested"]["keys"]
+
+
+def test_model_dir_keras_holds_the_starting_weights_object_based(tmp_path):
+    model = _two_dense("sgd")
+    model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    keras_dir = tf.train.latest_checkpoint(str(tmp_path / "keras"))
+    assert keras_dir.endswith("keras_model.ckpt")
+    mapping = saver_lib.object_graph_key_mapping(keras_dir)
+    np.testing.assert_array_equal(tf.train.load_variable(keras_dir, mapping["dense/kernel"]), np.ones((3, 2)))
+    assert tf.train.load_variable(keras_dir, mapping["global_step"]) == 0
+
+
+def test_the_export_keys_its_variables_as_the_checkpoint_does(tmp_path):
+    model = _two_dense("adam")
+    estimator = _trained(model, tmp_path / "model")
+    export = estimator.export_saved_model(str(tmp_path / "export"), serving_input_receiver_fn(model)).decode()
+    variables = os.path.join(export, "variables", "variables")
+    key = saver_lib.object_graph_key_mapping(variables)["dense/bias"]
+    assert key == "layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE"
+    np.testing.assert_array_equal(tf.train.load_variable(variables, key),
+                                  tf.train.load_variable(estimator.latest_checkpoint(), key))
+
+
+def test_a_tf_keras_model_loads_the_trained_weights_with_load_weights(tmp_path):
+    tf_keras = pytest.importorskip("tf_keras")
+    estimator = _trained(_two_dense("adam"), tmp_path)
+    copy = tf_keras.Sequential([tf_keras.layers.Dense(2, input_shape=(3,), name="dense"),
+                                tf_keras.layers.Dense(1, name="out")])
+    copy.load_weights(tf.train.latest_checkpoint(str(tmp_path))).expect_partial()
+    trained = estimator.get_variable_value("layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE")
+    np.testing.assert_array_equal(copy.layers[1].kernel.numpy(), trained)
+    assert not np.allclose(trained, 1.0)
+
+
+def test_training_resumes_from_its_own_object_checkpoint(tmp_path):
+    estimator = _trained(_two_dense("adam"), tmp_path)
+    estimator.train(_input_fn("dense_input"), steps=1)
+    assert estimator.evaluate(_input_fn("dense_input"), steps=1)["global_step"] == 3
+
+
+def test_saver_format_keeps_tf_estimator_names(tmp_path):
+    estimator = _trained(_two_dense("adam"), tmp_path, checkpoint_format="saver")
+    assert "dense/kernel" in estimator.get_variable_names()
+    assert not any(name.endswith(object_keys.VALUE) for name in estimator.get_variable_names())
+
+
+def test_by_default_a_model_dir_of_name_based_checkpoints_stays_name_based(tmp_path):
+    _trained(_two_dense("adam"), tmp_path, checkpoint_format="saver")
+    estimator = _trained(_two_dense("adam"), tmp_path)
+    assert "dense/kernel" in estimator.get_variable_names()
+    assert estimator.evaluate(_input_fn("dense_input"), steps=1)["global_step"] == 4
+
+
+def test_a_name_based_model_dir_resumes_into_object_based_checkpoints_when_asked(tmp_path):
+    name_based = _trained(_two_dense("adam"), tmp_path, checkpoint_format="saver")
+    before = name_based.evaluate(_input_fn("dense_input"), steps=1)["loss"]
+    estimator = model_to_estimator(keras_model=_two_dense("adam"), model_dir=str(tmp_path),
+                                   checkpoint_format="checkpoint")
+    assert estimator.evaluate(_input_fn("dense_input"), steps=1)["loss"] == pytest.approx(before, rel=1e-6)
+    estimator.train(_input_fn("dense_input"), steps=1)
+    assert "layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE" in estimator.get_variable_names()
+    assert estimator.evaluate(_input_fn("dense_input"), steps=1)["global_step"] == 3
+
+
+class _Subclassed(keras.Model):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = L.Dense(1)
+
+    def call(self, inputs):
+        return self.dense(inputs)
+
+
+def test_subclassed_models_are_refused_object_based_checkpoints_as_in_2_15():
+    model = _Subclassed()
+    model.compile("sgd", "mse")
+    with pytest.raises(ValueError, match="Object-based checkpoints are currently not supported with subclassed"):
+        model_to_estimator(keras_model=model, checkpoint_format="checkpoint")
+
+
+def test_subclassed_models_save_name_based_checkpoints_by_default(tmp_path):
+    model = _Subclassed()
+    model.compile("sgd", "mse")
+    estimator = model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    assert estimator._checkpointer.object_keys is None
+
+
+def test_an_unknown_format_is_refused_with_2_15s_message():
+    with pytest.raises(ValueError, match='Checkpoint format must be one of "checkpoint" or "saver". Got object'):
+        model_to_estimator(keras_model=_two_dense("sgd"), checkpoint_format="object")
+
+
+def test_an_object_based_save_of_non_finite_values_is_refused_and_publishes_nothing(tmp_path):
+    checkpointer = Checkpointer(str(tmp_path))
+    kernel = tf.Variable([[np.nan]], name="dense/kernel")
+    checkpointer.object_keys = object_keys.ObjectKeys()
+    checkpointer.object_keys.record([(kernel, "layer_with_weights-0/kernel")])
+    with pytest.raises(finite.NonFiniteCheckpointError):
+        checkpointer.save({"global_step": tf.Variable(1, dtype=tf.int64), "dense/kernel": kernel}, 1)
+    assert checkpointer.latest() is None and not os.listdir(tmp_path)
+
+
+def test_an_object_based_save_is_verified_and_published_in_the_state_file(tmp_path):
+    checkpointer = Checkpointer(str(tmp_path))
+    kernel = tf.Variable([[2.0]], name="dense/kernel")
+    checkpointer.object_keys = object_keys.ObjectKeys()
+    checkpointer.object_keys.record([(kernel, "layer_with_weights-0/kernel")])
+    path = checkpointer.save({"global_step": tf.Variable(7, dtype=tf.int64), "dense/kernel": kernel}, 7)
+    assert tf.train.latest_checkpoint(str(tmp_path)) == path
+    assert checkpointer.global_step(path) == 7
+    restored = tf.Variable([[0.0]])
+    checkpointer.restore(path, {"dense/kernel": restored})
+    assert restored.numpy()[0, 0] == 2.0
+
+
+class _SessionHook(tf.compat.v1.train.SessionRunHook):
+    """Any tf.compat.v1 session hook: model_fn then runs on the graph path."""
+
+
+def test_on_the_graph_path_a_tf_compat_v1_optimizer_is_saved_as_2_15_saved_it(tmp_path):
+    tf_keras = pytest.importorskip("tf_keras")
+    model = tf_keras.Sequential([tf_keras.layers.Dense(2, input_shape=(3,), name="dense", kernel_initializer="ones"),
+                                 tf_keras.layers.Dense(1, name="out", kernel_initializer="ones")])
+    model.compile(tf.compat.v1.train.RMSPropOptimizer(1e-3), "mse")
+    estimator = model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    estimator.train(_input_fn("dense_input"), steps=2, hooks=[_SessionHook()])
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE["tf_rmsprop"]["keys"]
+    result = estimator.evaluate(_input_fn("dense_input"), steps=1, hooks=[_SessionHook()])
+    assert result["loss"] == pytest.approx(REFERENCE["tf_rmsprop"]["loss"], rel=1e-5)
+    estimator.train(_input_fn("dense_input"), steps=1)  # the TF2 path resumes from the graph path's checkpoint
+    assert estimator.evaluate(_input_fn("dense_input"), steps=1)["global_step"] == 3
