@@ -15,6 +15,17 @@ def _run(*args: str) -> subprocess.CompletedProcess:
                           timeout=600)
 
 
+def _run_children(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    """gpu_check's parent in this process (TensorFlow is already started here), its runs in child processes as
+    always, which see no GPU: (exit status, stdout). The parent's own GPU check is test_without_a_gpu_...'s."""
+    from bench import gpu_check
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
+    code = gpu_check.main(list(args))
+    return code, capsys.readouterr().out
+
+
 def test_without_a_gpu_it_stops_with_one_message_saying_what_to_do():
     proc = _run()
     assert proc.returncode == 2
@@ -22,21 +33,21 @@ def test_without_a_gpu_it_stops_with_one_message_saying_what_to_do():
     assert "running" not in proc.stdout
 
 
-def test_cpu_smoke_measures_every_precision_and_xla_setting_and_the_seed_workload(tmp_path):
+def test_cpu_smoke_measures_every_precision_and_xla_setting_and_the_seed_workload(tmp_path, monkeypatch, capsys):
     out = tmp_path / "results.json"
-    proc = _run("--cpu_smoke", "--json", str(out))
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    code, stdout = _run_children(monkeypatch, capsys, "--cpu_smoke", "--json", str(out))
+    assert code == 0, stdout[-4000:]
     results = json.loads(out.read_text())
     assert [(r["job"]["workload"], r["job"]["precision"]) for r in results] == [
         ("cnn_synthetic", "float32"), ("cnn_synthetic", "float32+xla"), ("cnn_synthetic", "mixed_bfloat16"),
         ("cnn_synthetic", "mixed_bfloat16+xla"), ("seed_cnn_500x1024", "float32")]
     assert all(r["ok"] and r["examples_per_sec"] > 0 and r["steps_trained"] == 4 for r in results)
-    assert "| cnn_synthetic | mixed_bfloat16+xla | 2 | ours |" in proc.stdout
-    assert "### Speed-up against float32 without XLA" in proc.stdout
-    assert "| seed_cnn_500x1024 | CPU | 4 x 16 | 2 |" in proc.stdout
+    assert "| cnn_synthetic | mixed_bfloat16+xla | 2 | ours |" in stdout
+    assert "### Speed-up against float32 without XLA" in stdout
+    assert "| seed_cnn_500x1024 | CPU | 4 x 16 | 2 |" in stdout
 
 
-def test_more_gpus_than_visible_fails_every_run_with_the_engines_message():
-    proc = _run("--cpu_smoke", "--num_gpus", "1")
-    assert proc.returncode == 1
-    assert proc.stdout.count("num_gpus=1, but 0 GPU(s) are visible") == 5
+def test_more_gpus_than_visible_fails_every_run_with_the_engines_message(monkeypatch, capsys):
+    code, stdout = _run_children(monkeypatch, capsys, "--cpu_smoke", "--num_gpus", "1")
+    assert code == 1
+    assert stdout.count("num_gpus=1, but 0 GPU(s) are visible") == 5

@@ -1,5 +1,6 @@
 """main.py end to end on tiny settings: every mode, its defaults, and its flag errors."""
 
+import functools
 import os
 import re
 import subprocess
@@ -267,12 +268,13 @@ def test_plot_with_a_mode_that_draws_nothing_is_an_error(tmp_path, capsys):
 
 
 # -- what reaches the terminal ------------------------------------------------------------------
-def _bare_tensorflow_startup_lines() -> set[str]:
-    """What importing TensorFlow prints by itself on this machine, without timestamps."""
+@functools.cache
+def _bare_tensorflow_startup_lines() -> frozenset[str]:
+    """What importing TensorFlow prints by itself on this machine, without timestamps (found once per run)."""
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
     err = subprocess.run([sys.executable, "-c", "import tensorflow"], capture_output=True, text=True, env=env,
                          timeout=300).stderr
-    return {re.sub(r"^[IWE]\d{4} [\d:.]+ +\d+ ", "", line) for line in err.splitlines() if line.strip()}
+    return frozenset(re.sub(r"^[IWE]\d{4} [\d:.]+ +\d+ ", "", line) for line in err.splitlines() if line.strip())
 
 
 def _main_stderr(*argv: str) -> subprocess.CompletedProcess:

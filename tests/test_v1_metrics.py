@@ -85,11 +85,20 @@ def _assert_matches_reference(results, reference):
         np.testing.assert_allclose(results[name], expected, rtol=2e-6, atol=1e-7, err_msg=name)
 
 
+@pytest.fixture(scope="module")
+def estimator_evaluated_on_one_replica(tmp_path_factory):
+    """An Estimator trained one step and evaluated once on one replica: (estimator, its results)."""
+    estimator = _estimator(tmp_path_factory.mktemp("estimator_one_replica"), None)
+    return estimator, estimator.evaluate(lambda: _dataset(cases.BATCH_SIZE))
+
+
 @pytest.mark.parametrize("replicas", [1, 8])
 def test_estimator_eval_metric_ops_equal_tf_estimator_2_15(tmp_path, replicas, request):
-    strategy = request.getfixturevalue("eight_replicas") if replicas == 8 else None
-    estimator = _estimator(tmp_path, strategy)
-    results = estimator.evaluate(lambda: _dataset(cases.BATCH_SIZE))
+    if replicas == 1:
+        _, results = request.getfixturevalue("estimator_evaluated_on_one_replica")
+    else:
+        estimator = _estimator(tmp_path, request.getfixturevalue("eight_replicas"))
+        results = estimator.evaluate(lambda: _dataset(cases.BATCH_SIZE))
     _assert_matches_reference(results, REFERENCE["estimator"])
 
 
@@ -101,9 +110,8 @@ def test_tpu_estimator_metric_fn_pairs_equal_tf_estimator_2_15(tmp_path, replica
     _assert_matches_reference(results, REFERENCE["tpu_estimator"])
 
 
-def test_metric_variables_have_tf_estimator_2_15_names(tmp_path):
-    estimator = _estimator(tmp_path, None)
-    estimator.evaluate(lambda: _dataset(cases.BATCH_SIZE))
+def test_metric_variables_have_tf_estimator_2_15_names(estimator_evaluated_on_one_replica):
+    estimator, _ = estimator_evaluated_on_one_replica
     (runtime,) = estimator._runtimes.values()
     assert [s.name for s in runtime.store.tf1_local_variables()] == REFERENCE["metric_variables"]
 
