@@ -70,10 +70,9 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     them), `export_outputs` {output name: ExportOutput class} for extra
     serving signatures. `use_v2_estimator` is accepted and changes nothing (there is one Estimator).
     `checkpoint_format`: 'checkpoint' saves object-based keys (layer_with_weights-0/kernel/.ATTRIBUTES/
-    VARIABLE_VALUE, with the object graph), 'saver' tf.estimator's TF1 names (dense/kernel); None is
-    tf.keras.estimator's default, 'checkpoint', for a Functional or Sequential model, unless model_dir already
-    holds name-based checkpoints (they stay so), and 'saver' for a subclassed model. Checkpoints of either
-    format are restored.
+    VARIABLE_VALUE, with the object graph), 'saver' tf.estimator's TF1 names (dense/kernel); None keeps the
+    format of model_dir's checkpoints, else 'saver' (see _object_based). Checkpoints of either format are
+    restored.
     The estimator starts from the model's current weights, or, as in 2.15, from the latest checkpoint in
     model_dir/keras when there is one; for a Functional or Sequential model without one, those weights are
     written there first (keras_model.ckpt), as 2.15 did, and warm-started from. A subclassed model is rebuilt
@@ -226,9 +225,11 @@ def _ours(output_class: Any) -> Any:
 def _object_based(checkpoint_format: str | None, keras_model: Any, model_dir: Any) -> bool:
     """Whether the estimator saves object-based checkpoints (2.15's checkpoint_format='checkpoint').
 
-    None is tf.keras.estimator.model_to_estimator's default, 'checkpoint', except where a program ported from
-    tf.compat.v1.keras.estimator (default 'saver') would break: a model_dir already holding name-based
-    checkpoints keeps that format, and a subclassed model (which 2.15 could save only so) gets 'saver'.
+    None keeps the format of the checkpoints model_dir holds (a 2.15 model_dir of tf.keras.estimator's default,
+    object-based, stays so) and is otherwise 'saver': tf.keras.estimator's default was 'checkpoint', but the
+    object layout does not yet place every Keras weight and optimizer slot (sub-layers a layer keeps in private
+    attributes, such as MultiHeadAttention's; RMSprop's momentum and Adadelta's slots), which would fail where
+    name-based checkpoints work. Either format is restored whatever is saved.
     """
     if checkpoint_format not in (None, "saver", "checkpoint"):
         raise ValueError(f'Checkpoint format must be one of "checkpoint" or "saver". Got {checkpoint_format}')
@@ -236,7 +237,7 @@ def _object_based(checkpoint_format: str | None, keras_model: Any, model_dir: An
         raise ValueError("Object-based checkpoints are currently not supported with subclassed models.")
     if checkpoint_format is not None:
         return checkpoint_format == "checkpoint"
-    return not is_subclassed(keras_model) and _existing_format(model_dir) != "saver"
+    return not is_subclassed(keras_model) and _existing_format(model_dir) == "checkpoint"
 
 
 def _existing_format(model_dir: Any) -> str | None:

@@ -1,4 +1,5 @@
-"""model_to_estimator's object-based checkpoints (2.15's checkpoint_format='checkpoint', tf.keras.estimator's default).
+"""model_to_estimator's object-based checkpoints (2.15's checkpoint_format='checkpoint', tf.keras.estimator's default;
+here asked for, or kept where model_dir holds them).
 
 Keys, full names and losses are the real 2.15's (tests/reference/keras_object_checkpoints_215.json, written by
 make_keras_object_checkpoints_215.py there) for the equivalent tf.keras model; ours adds only the engine's
@@ -45,8 +46,8 @@ def _two_dense(optimizer, units=1, second=True):
     return model
 
 
-def _trained(model, model_dir, name="dense_input", xshape=(3,), yshape=(1,), **kwargs):
-    estimator = model_to_estimator(keras_model=model, model_dir=str(model_dir), **kwargs)
+def _trained(model, model_dir, name="dense_input", xshape=(3,), yshape=(1,), checkpoint_format="checkpoint"):
+    estimator = model_to_estimator(keras_model=model, model_dir=str(model_dir), checkpoint_format=checkpoint_format)
     estimator.train(_input_fn(name, xshape, yshape), steps=2)
     return estimator
 
@@ -58,7 +59,7 @@ def _keys(path):
 
 @pytest.mark.parametrize("case, optimizer", [
     ("adam", "adam"), ("rmsprop", "rmsprop"), ("sgd_momentum", lambda: keras.optimizers.SGD(0.01, momentum=0.9))])
-def test_by_default_checkpoints_hold_2_15s_object_keys_and_evaluate_to_its_loss(tmp_path, case, optimizer):
+def test_object_checkpoints_hold_2_15s_keys_and_evaluate_to_its_loss(tmp_path, case, optimizer):
     estimator = _trained(_two_dense(optimizer() if callable(optimizer) else optimizer), tmp_path)
     assert _keys(estimator.latest_checkpoint()) == REFERENCE[case]["keys"]
     result = estimator.evaluate(_input_fn("dense_input"), steps=1)
@@ -97,7 +98,7 @@ def test_nested_models_and_batch_norm_statistics_are_keyed_as_in_2_15(tmp_path):
 
 def test_model_dir_keras_holds_the_starting_weights_object_based(tmp_path):
     model = _two_dense("sgd")
-    model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    model_to_estimator(keras_model=model, model_dir=str(tmp_path), checkpoint_format="checkpoint")
     keras_dir = tf.train.latest_checkpoint(str(tmp_path / "keras"))
     assert keras_dir.endswith("keras_model.ckpt")
     mapping = saver_lib.object_graph_key_mapping(keras_dir)
@@ -139,9 +140,22 @@ def test_saver_format_keeps_tf_estimator_names(tmp_path):
     assert not any(name.endswith(object_keys.VALUE) for name in estimator.get_variable_names())
 
 
+def test_by_default_a_fresh_model_dir_gets_name_based_checkpoints(tmp_path):
+    estimator = _trained(_two_dense("adam"), tmp_path, checkpoint_format=None)
+    assert "dense/kernel" in estimator.get_variable_names()
+    assert not any(name.endswith(object_keys.VALUE) for name in estimator.get_variable_names())
+
+
+def test_by_default_a_model_dir_of_object_checkpoints_stays_object_based(tmp_path):
+    _trained(_two_dense("adam"), tmp_path)
+    estimator = _trained(_two_dense("adam"), tmp_path, checkpoint_format=None)
+    assert "layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE" in estimator.get_variable_names()
+    assert estimator.evaluate(_input_fn("dense_input"), steps=1)["global_step"] == 4
+
+
 def test_by_default_a_model_dir_of_name_based_checkpoints_stays_name_based(tmp_path):
     _trained(_two_dense("adam"), tmp_path, checkpoint_format="saver")
-    estimator = _trained(_two_dense("adam"), tmp_path)
+    estimator = _trained(_two_dense("adam"), tmp_path, checkpoint_format=None)
     assert "dense/kernel" in estimator.get_variable_names()
     assert estimator.evaluate(_input_fn("dense_input"), steps=1)["global_step"] == 4
 
@@ -217,7 +231,7 @@ def test_on_the_graph_path_a_tf_compat_v1_optimizer_is_saved_as_2_15_saved_it(tm
     model = tf_keras.Sequential([tf_keras.layers.Dense(2, input_shape=(3,), name="dense", kernel_initializer="ones"),
                                  tf_keras.layers.Dense(1, name="out", kernel_initializer="ones")])
     model.compile(tf.compat.v1.train.RMSPropOptimizer(1e-3), "mse")
-    estimator = model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    estimator = model_to_estimator(keras_model=model, model_dir=str(tmp_path), checkpoint_format="checkpoint")
     estimator.train(_input_fn("dense_input"), steps=2, hooks=[_SessionHook()])
     assert _keys(estimator.latest_checkpoint()) == REFERENCE["tf_rmsprop"]["keys"]
     result = estimator.evaluate(_input_fn("dense_input"), steps=1, hooks=[_SessionHook()])

@@ -126,9 +126,7 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
 
     static: pad partial batches to `batch_size` rows (padding rows are masked out).
     split_partial: instead, turn a partial batch into one batch per real row, that row repeated,
-    so a model_fn's mean loss over the batch is that example's loss (exact evaluation); elements then
-    carry a third item, each batch's share of an input batch (1, 1/rows for a split one, 0 for padding),
-    so that the evaluation loss is 2.15's mean over input_fn's batches.
+    so a model_fn's mean loss over the batch is that example's loss (exact evaluation).
     any_layout: per-replica batches as input_fn made them (PER_HOST_V2): static batches whose first
     dimensions are not all `batch_size` are taken as whole batches in another layout (HWCN, say).
     """
@@ -149,26 +147,22 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     def one_row_batches(*element):
         element = element[0] if len(element) == 1 else element
         rows = _rows(element)
-        full = tf.data.Dataset.from_tensors(element).map(add_mask).map(lambda data, mask: (data, mask, 1.0))
-        share = 1.0 / tf.cast(tf.maximum(rows, 1), tf.float32)
+        full = tf.data.Dataset.from_tensors(element).map(add_mask)
         singles = tf.data.Dataset.from_tensor_slices(element).map(
             lambda *row: (
                 tf.nest.map_structure(lambda t: _repeat_rows(t, batch_size), row[0] if len(row) == 1 else row),
                 tf.range(batch_size) < 1,
-                share,
             )
         )
         is_full = tf.cast(rows == batch_size, tf.int64)
         return full.take(is_full).concatenate(singles.take((1 - is_full) * rows))
 
-    split = static and split_partial
-    stream = dataset.flat_map(one_row_batches) if split else dataset.map(add_mask)
+    stream = dataset.flat_map(one_row_batches) if static and split_partial else dataset.map(add_mask)
     # After the data: all-padding batches forever, so every replica on every worker can take a
     # step until all have run out (the loop stops at the first step without a real row).
     padding_rows = batch_size if static else 0
     padding = tf.nest.map_structure(lambda s: _empty_like(s, padding_rows), stream.element_spec[0])
-    padding_element = (padding, tf.zeros([padding_rows], tf.bool)) + ((0.0,) if split else ())
-    return stream.concatenate(tf.data.Dataset.from_tensors(padding_element).repeat())
+    return stream.concatenate(tf.data.Dataset.from_tensors((padding, tf.zeros([padding_rows], tf.bool))).repeat())
 
 
 def whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:

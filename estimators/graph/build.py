@@ -50,12 +50,13 @@ def call_graph(estimator: Any, input_fn: Callable, mode: str) -> Iterator[CallGr
         if strategy is None:
             features, labels, input_hooks = input_tensors(input_fn, mode=mode, params=params,
                                                           config=estimator.config)
-            labels = None if mode == ModeKeys.PREDICT else labels  # 2.15's predict() dropped them
+            if mode == ModeKeys.PREDICT and not getattr(estimator, "_use_tpu", False):
+                labels = None  # 2.15's predict() dropped them off a TPU (its TPU predict step checked and kept them)
             spec = call_model_fn(estimator._engine_model_fn, features, labels, mode, model_fn_params, estimator.config)
         else:
             features, labels, input_hooks = replicated.input_iterator(strategy, input_fn, mode=mode, params=params,
                                                                       config=estimator.config)
-            labels = None if mode == ModeKeys.PREDICT else labels
+            labels = None if mode == ModeKeys.PREDICT else labels  # replicated: never on a TPU here
             # v1 optimizers scale each replica's loss by 1/replicas under this flag, as with 2.15's Estimator.
             scaling = strategy._scale_loss_for_estimator_enabled() if mode == ModeKeys.TRAIN \
                 else contextlib.nullcontext()  # noqa: SLF001

@@ -70,7 +70,7 @@ class InferenceOutputs(NamedTuple):
     rows: Any
     mask: tf.Tensor
     host_call: Any = ()  # TPUEstimatorSpec.host_call's tensors, for the host function
-    loss_weight: Any = 0.0  # what weighted_loss is the loss times (the evaluation loss is their ratio of sums)
+    loss_weight: Any = 0.0  # what weighted_loss is the loss times (the evaluation loss: their sums' ratio)
 
 
 class ModelFnSteps:
@@ -203,9 +203,10 @@ class ModelFnSteps:
             spec, _ = self.call(ModeKeys.EVAL, features, labels, batch_size)
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
             loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
-            # 2.15's mean of model_fn's losses, one per batch run (a partial last batch weighs as much as a full
-            # one); a partial batch split into one-row batches (static shapes) counts as one, by their shares.
-            weight = tf.cast(element[2], tf.float32) if len(element) > 2 else tf.minimum(real, 1.0)
+            # Estimator: 2.15's mean of model_fn's losses, one per batch and replica run (a partial last batch
+            # weighs as much as a full one). Static shapes (TPUEstimator): the mean over real rows, exact for any
+            # replica count (split partial batches), and 2.15's figure whenever batches are full, as on a TPU.
+            weight = real if self._static_shapes else tf.minimum(real, 1.0)
             weighted_loss = tf.where(real > 0, loss * weight, 0.0)
             if self._static_shapes and isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
                 raise ValueError(
