@@ -64,3 +64,9 @@ def test_it_predicts_with_the_restored_weights(tmp_path):
     model.load_weights(os.path.join(FIXTURE, "model.ckpt-3")).expect_partial()
     predictions = estimator.predict(lambda: tf.data.Dataset.from_tensor_slices({"dense_input": X}).batch(4))
     np.testing.assert_allclose(np.stack([p["out"] for p in predictions]), model.predict(X, verbose=0), rtol=1e-6)
+
+
+def test_the_stop_at_checkpoint_step_hook_reads_the_object_based_global_step():
+    from estimators.experimental.checkpoint_step_hook import checkpoint_step
+
+    assert checkpoint_step(FIXTURE) == 3  # 2.15 kept it as estimator_global_step there

@@ -14,6 +14,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators.checkpoint.checkpointer import Checkpointer
+
 
 def checkpoint_step(model_dir: str) -> int:
     """The global step of model_dir's newest checkpoint; 0 when there is none (or it cannot be read)."""
@@ -21,7 +23,7 @@ def checkpoint_step(model_dir: str) -> int:
         path = tf.train.latest_checkpoint(model_dir)
         if path is None:
             return 0
-        return int(tf.train.load_checkpoint(path).get_tensor(tf.compat.v1.GraphKeys.GLOBAL_STEP))
+        return Checkpointer(model_dir, is_chief=False).global_step(path)  # name- or object-based
     except (tf.errors.OpError, ValueError, KeyError):
         return 0
 
