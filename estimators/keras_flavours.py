@@ -22,6 +22,8 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from estimators.graph.metric_variables import made_as_metric_variables
+
 
 def _tf_keras() -> Any:
     return sys.modules.get("tf_keras")
@@ -104,8 +106,9 @@ class Flavour:
                      sample_weight: Any, optimizer: Any, training: bool) -> Any:
         """The compiled loss of this batch (with regularization), divided by the replica count as Keras does."""
         if self.is_keras3:
-            model.compile(optimizer=optimizer, loss=compiled["loss"], loss_weights=compiled["loss_weights"],
-                          jit_compile=False, auto_scale_loss=False)
+            with made_as_metric_variables():  # compile()'s loss tracker: evaluation state, never checkpointed
+                model.compile(optimizer=optimizer, loss=compiled["loss"], loss_weights=compiled["loss_weights"],
+                              jit_compile=False, auto_scale_loss=False)
             return model.compute_loss(x=inputs, y=targets, y_pred=outputs, sample_weight=sample_weight,
                                       training=training)
         losses = _tf_keras_losses_container()(compiled["loss"], compiled["loss_weights"],

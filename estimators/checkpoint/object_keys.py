@@ -10,6 +10,7 @@ names into that layout when saving (keys and proto built with TensorFlow's track
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,15 +68,20 @@ class ObjectKeys:
 
     def __init__(self, optimizer: OptimizerKeys | None = None):
         self.optimizer = optimizer or OptimizerKeys()
-        self._paths: dict[int, tuple[Any, str]] = {}
+        self._paths: dict[int, str] = {}  # id of a live variable -> its object path
 
     def record(self, pairs: Iterable[tuple[Any, str]]) -> None:
-        """Notes the object path of each model variable (the variables are the engine's, created once)."""
+        """Notes the object path of each model variable, without keeping it alive: a graph-path call's variables
+        (and their graph) go when the call ends, and their entries with them (so an id reused is never stale)."""
         for variable, path in pairs:
-            self._paths[id(variable)] = (variable, path)
+            key = id(variable)
+            if key not in self._paths:
+                weakref.finalize(variable, self._paths.pop, key, None)
+            self._paths[key] = path
 
     @property
     def recorded(self) -> bool:
+        """Whether the model_fn has placed its weights (it records them in each call)."""
         return bool(self._paths)
 
     def paths(self, variables: Mapping[str, Any]) -> dict[str, str]:
@@ -87,7 +93,7 @@ class ObjectKeys:
                 continue
             found = self._paths.get(id(_tf_variable(variable)))
             if found is not None:
-                placed[name] = found[1]
+                placed[name] = found
         optimizer = self.optimizer
         for name in variables:
             base, _, suffix = name.rpartition("/")

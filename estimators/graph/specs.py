@@ -17,6 +17,7 @@ import tensorflow as tf
 from tensorflow.python.ops import gen_summary_ops, summary_ops_v2
 
 from estimators.graph import hooks as graph_hooks
+from estimators.graph.metric_variables import made_as_metric_variables
 from estimators.mode_keys import ModeKeys
 from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.spec_checks import check_estimator_spec
@@ -58,7 +59,10 @@ def call_model_fn(model_fn: Callable, features: Any, labels: Any, mode: str, par
 
 def _from_tpu_spec(spec: TPUEstimatorSpec) -> SessionSpec:
     scaffold = spec.scaffold_fn() if spec.scaffold_fn is not None else None
-    metrics = _call_with(*spec.eval_metrics) if spec.eval_metrics is not None and spec.mode == ModeKeys.EVAL else {}
+    metrics = {}
+    if spec.eval_metrics is not None and spec.mode == ModeKeys.EVAL:
+        with made_as_metric_variables():
+            metrics = _call_with(*spec.eval_metrics)
     if metrics:  # 2.15 built an EstimatorSpec of metric_fn's dict (as_estimator_spec), with EstimatorSpec's checks
         metrics, _ = check_estimator_spec(spec.mode, None, spec.loss, None, metrics, None, None, {})
     training_hooks = graph_hooks.session_hooks(spec.training_hooks, "TPUEstimatorSpec.training_hooks")
