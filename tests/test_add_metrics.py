@@ -34,6 +34,8 @@ def model_fn(features, labels, mode, params):
 def tpu_model_fn(features, labels, mode, params):
     logits = _logits(features)
     predictions = {"classes": tf.argmax(logits, 1), "logits": logits}
+    if mode == ModeKeys.PREDICT:  # labels are None there, as in 2.15
+        return TPUEstimatorSpec(mode, predictions=predictions)
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
     if mode == ModeKeys.TRAIN:
         return TPUEstimatorSpec(mode, loss=loss,
