@@ -22,6 +22,8 @@ from tensorflow.python.checkpoint import util as checkpoint_util
 from tensorflow.python.trackable import base as trackable_base
 from tensorflow.python.trackable import trackable_utils
 
+from estimators.checkpoint import writer
+
 OBJECT_GRAPH_KEY = trackable_base.OBJECT_GRAPH_PROTO_KEY
 VALUE = trackable_base.VARIABLE_VALUE_KEY
 GLOBAL_STEP = "global_step"
@@ -91,7 +93,7 @@ class ObjectKeys:
             if name == GLOBAL_STEP:
                 placed[name] = GLOBAL_STEP_PATH
                 continue
-            found = self._paths.get(id(_tf_variable(variable)))
+            found = self._paths.get(id(writer.tf_variable(variable)))
             if found is not None:
                 placed[name] = found
         optimizer = self.optimizer
@@ -137,11 +139,6 @@ class ObjectKeys:
 
 def _value_key(path: str) -> str:
     return trackable_utils.checkpoint_key(path, VALUE)
-
-
-def _tf_variable(variable: Any) -> Any:
-    """The tf.Variable behind a Keras 3 variable; tf.Variables as they are."""
-    return variable if hasattr(variable, "read_value") else getattr(variable, "value", variable)
 
 
 def _object_graph(placed: Mapping[str, str], constants: Mapping[str, str], prefix: str) -> Any:
