@@ -53,7 +53,7 @@ def test_checkpoint_from_eight_replicas_evaluates_on_one_and_back(tmp_path, eigh
     on_one = single.evaluate(m.eval_input_fn(x, y))
     on_eight = _estimator(tmp_path, eight_replicas).evaluate(m.eval_input_fn(x, y))
     kernel, bias = _weights(eight)
-    loss, accuracy = m.numpy_eval(kernel, bias, x, y)
+    loss, accuracy = m.numpy_eval(kernel, bias, x, y, batch_size=16)
     assert on_one["global_step"] == on_eight["global_step"] == 5
     assert on_one["loss"] == pytest.approx(loss, rel=1e-5)
     assert on_eight["loss"] == pytest.approx(loss, rel=1e-5)
@@ -84,7 +84,7 @@ def test_evaluate_counts_every_example_once_across_eight_replicas(tmp_path, eigh
     estimator = _estimator(tmp_path, eight_replicas).train(m.train_input_fn(x, y), max_steps=3)
     result = estimator.evaluate(m.eval_input_fn(x, y))
     kernel, bias = _weights(estimator)
-    loss, accuracy = m.numpy_eval(kernel, bias, x, y)
+    loss, accuracy = m.numpy_eval(kernel, bias, x, y, batch_size=16)
     assert result["examples"] == 53
     assert result["accuracy"] == pytest.approx(accuracy)
     assert result["loss"] == pytest.approx(loss, rel=1e-5)

@@ -3,8 +3,9 @@
 Train input must have a static batch dimension on paths compiled for TPUs. Eval and predict
 input may end in a partial batch: every element gets a `mask` of real rows, the stream goes on
 with all-padding batches so every replica can step until all are done, and on static-shape paths
-the partial batch is padded to full size (eval splits it into one-real-row batches so the loss
-stays exact).
+the partial batch is padded to full size (eval splits it into one-real-row batches so each model_fn
+call's mean loss is one example's, and evaluation off the TPU weights elements by their share of an input_fn
+batch, 2.15's mean of batch losses).
 """
 
 from __future__ import annotations
@@ -120,38 +121,49 @@ def _whole_batches_stream(dataset: tf.data.Dataset, batch_size: int) -> tf.data.
     return stream.concatenate(tf.data.Dataset.from_tensors((padding, tf.zeros([batch_size], tf.bool))).repeat())
 
 
+def _with_share(dataset: tf.data.Dataset) -> tf.data.Dataset:
+    """(batch, 1.0) for each batch: a whole input_fn batch's share of itself."""
+    return dataset.map(lambda *element: (element[0] if len(element) == 1 else element, 1.0))
+
+
 def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split_partial: bool,
-                  any_layout: bool = False) -> tf.data.Dataset:
+                  any_layout: bool = False, shares: bool = False) -> tf.data.Dataset:
     """Adds a per-row `mask`, then all-padding batches without end.
 
     static: pad partial batches to `batch_size` rows (padding rows are masked out).
     split_partial: instead, turn a partial batch into one batch per real row, that row repeated,
     so a model_fn's mean loss over the batch is that example's loss (exact evaluation).
-    any_layout: per-replica batches as input_fn made them (PER_HOST_V2): static batches whose first
-    dimensions are not all `batch_size` are taken as whole batches in another layout (HWCN, say).
+    any_layout: per-replica batches as input_fn made them (PER_HOST_V2): batches with a known first
+    dimension other than `batch_size` are taken as whole batches in another layout (HWCN, say).
+    shares: the dataset yields (batch, share) (split_host_batches's pieces) and each element ends with
+    its share: of a split partial batch, one row's part of it (the weights of 2.15's per-batch mean loss).
     """
-    dims = _batch_dims(dataset.element_spec)
-    if any_layout and static and any(d != batch_size for d in dims):
-        return _whole_batches_stream(dataset, batch_size)
+    if not shares:
+        dataset = _with_share(dataset)
+    dims = _batch_dims(dataset.element_spec[0])
+    if any_layout and static and any(d is not None and d != batch_size for d in dims):
+        stream = _whole_batches_stream(dataset.map(lambda element, share: element), batch_size)
+        return stream.map(lambda element, mask: (element, mask, tf.cast(tf.reduce_any(mask), tf.float32)))\
+            if shares else stream
     if static and any(d is not None and d > batch_size for d in dims):
         raise ValueError(f"input_fn's batches have {dims} rows, more than params['batch_size']={batch_size}.")
 
-    def add_mask(*element):
-        element = element[0] if len(element) == 1 else element
+    def add_mask(element, share):
         rows = _rows(element)
         if not static:
-            return element, tf.ones([rows], tf.bool)
+            return element, tf.ones([rows], tf.bool), share
         padded = tf.nest.map_structure(lambda t: _pad_rows(t, batch_size), element)
-        return padded, tf.range(batch_size, dtype=tf.int64) < rows
+        return padded, tf.range(batch_size, dtype=tf.int64) < rows, share
 
-    def one_row_batches(*element):
-        element = element[0] if len(element) == 1 else element
+    def one_row_batches(element, share):
         rows = _rows(element)
-        full = tf.data.Dataset.from_tensors(element).map(add_mask)
+        full = tf.data.Dataset.from_tensors((element, share)).map(add_mask)
+        row_share = share / tf.cast(rows, tf.float32)
         singles = tf.data.Dataset.from_tensor_slices(element).map(
             lambda *row: (
                 tf.nest.map_structure(lambda t: _repeat_rows(t, batch_size), row[0] if len(row) == 1 else row),
                 tf.range(batch_size) < 1,
+                row_share,
             )
         )
         is_full = tf.cast(rows == batch_size, tf.int64)
@@ -162,7 +174,9 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     # step until all have run out (the loop stops at the first step without a real row).
     padding_rows = batch_size if static else 0
     padding = tf.nest.map_structure(lambda s: _empty_like(s, padding_rows), stream.element_spec[0])
-    return stream.concatenate(tf.data.Dataset.from_tensors((padding, tf.zeros([padding_rows], tf.bool))).repeat())
+    stream = stream.concatenate(
+        tf.data.Dataset.from_tensors((padding, tf.zeros([padding_rows], tf.bool), 0.0)).repeat())
+    return stream if shares else stream.map(lambda element, mask, share: (element, mask))
 
 
 def whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:
@@ -177,36 +191,42 @@ def whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:
     return dataset.batch(replicas, drop_remainder=True).unbatch()
 
 
-def split_host_batches(dataset: tf.data.Dataset, per_replica: int, replicas: int) -> tf.data.Dataset:
+def split_host_batches(dataset: tf.data.Dataset, per_replica: int, replicas: int,
+                       shares: bool = False) -> tf.data.Dataset:
     """Each host batch as `replicas` consecutive per-replica batches: rows [k*b, (k+1)*b) go to the host's k-th replica.
 
     This is PER_HOST_V1's split (2.15 cut the host batch along its first axis, one slice per core
     in order). A full batch of static size is reshaped (static shapes stay static); any other batch
     is sliced, its last slice partial (eval and predict pad it afterwards).
+    shares: each piece comes as (piece, its rows / the host batch's rows), masked_stream's `shares`.
     """
     if replicas == 1:
-        return dataset
+        return _with_share(dataset) if shares else dataset
     host_batch = per_replica * replicas
     dims = _batch_dims(dataset.element_spec)
     if any(d is not None and d > host_batch for d in dims):
         raise ValueError(f"input_fn's batches have {dims} rows, more than params['batch_size']={host_batch}.")
-    if all(d == host_batch for d in dims):
-        def pieces(*element):
-            element = element[0] if len(element) == 1 else element
-            return tf.data.Dataset.from_tensor_slices(tf.nest.map_structure(
-                lambda t: tf.reshape(t, tf.concat([[replicas, per_replica], tf.shape(t)[1:]], 0)), element))
-    else:
-        def pieces(*element):
-            element = element[0] if len(element) == 1 else element
-            rows = _rows(element)
-            count = (rows + per_replica - 1) // per_replica
 
-            def piece(i):
-                start = i * per_replica
-                return tf.nest.map_structure(lambda t: t[start:tf.minimum(start + per_replica, rows)], element)
+    def reshaped(element):
+        sliced = tf.data.Dataset.from_tensor_slices(tf.nest.map_structure(
+            lambda t: tf.reshape(t, tf.concat([[replicas, per_replica], tf.shape(t)[1:]], 0)), element))
+        return sliced.map(lambda *piece: (piece[0] if len(piece) == 1 else piece, 1.0 / replicas))
 
-            return tf.data.Dataset.range(count).map(piece)
-    return dataset.flat_map(pieces)
+    def sliced(element):
+        rows = _rows(element)
+        count = (rows + per_replica - 1) // per_replica
+
+        def piece(i):
+            start = i * per_replica
+            end = tf.minimum(start + per_replica, rows)
+            return (tf.nest.map_structure(lambda t: t[start:end], element),
+                    tf.cast(end - start, tf.float32) / tf.cast(rows, tf.float32))
+
+        return tf.data.Dataset.range(count).map(piece)
+
+    pieces = reshaped if all(d == host_batch for d in dims) else sliced
+    split = dataset.flat_map(lambda *element: pieces(element[0] if len(element) == 1 else element))
+    return split if shares else split.map(lambda piece, share: piece)
 
 
 def take_in_turn(datasets: list[tf.data.Dataset]) -> tf.data.Dataset:
@@ -278,6 +298,10 @@ def make_dataset_fn(input_fn: Callable, params: dict, config: Any, global_batch:
                 check_static_batch(dataset.element_spec, batch_size)
         return dataset
 
+    # Evaluation off the TPU reports 2.15's CPU loss, the mean of model_fn's losses over input_fn's batches:
+    # each element carries its share of its input_fn batch (a TPU's stays the exact mean over real rows).
+    batch_mean = mode == ModeKeys.EVAL and deployment.running_on_cpu
+
     def dataset_fn(input_context: tf.distribute.InputContext) -> tf.data.Dataset:
         replicas, hosts = input_context.num_replicas_in_sync, input_context.num_input_pipelines
         per_replica = per_replica_batch_size(global_batch, replicas, f"the global {mode} batch size")
@@ -286,6 +310,7 @@ def make_dataset_fn(input_fn: Callable, params: dict, config: Any, global_batch:
             dataset = take_in_turn([call(deployment.context(input_context, k), per_replica) for k in range(per_host)])
         elif deployment.kind == InputPipelineConfig.PER_HOST_V2:
             dataset = call(deployment.context(input_context), per_replica)
+            dataset = _with_share(dataset) if batch_mean else dataset
         else:
             if deployment.kind == InputPipelineConfig.SLICED and hosts > 1:
                 raise ValueError(
@@ -293,10 +318,10 @@ def make_dataset_fn(input_fn: Callable, params: dict, config: Any, global_batch:
                     f"sends it to all {hosts} hosts, which tf.distribute cannot do; use PER_HOST_V1."
                 )
             dataset = split_host_batches(call(deployment.context(input_context), per_replica * per_host),
-                                         per_replica, per_host)
+                                         per_replica, per_host, shares=batch_mean)
         if mode == ModeKeys.TRAIN:
             return whole_steps(dataset, per_host)
         return masked_stream(dataset, per_replica, static, split_partial=mode == ModeKeys.EVAL,
-                             any_layout=deployment.kind == InputPipelineConfig.PER_HOST_V2)
+                             any_layout=deployment.kind == InputPipelineConfig.PER_HOST_V2, shares=batch_mean)
 
     return dataset_fn

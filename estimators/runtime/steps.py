@@ -204,9 +204,13 @@ class ModelFnSteps:
             real = tf.reduce_sum(tf.cast(mask, tf.float32))
             loss = tf.cast(tf.reshape(spec.loss, []), tf.float32)
             # Estimator: 2.15's mean of model_fn's losses, one per batch and replica run (a partial last batch
-            # weighs as much as a full one). Static shapes (TPUEstimator): the mean over real rows, exact for any
-            # replica count (split partial batches), and 2.15's figure whenever batches are full, as on a TPU.
-            weight = real if self._static_shapes else tf.minimum(real, 1.0)
+            # weighs as much as a full one). TPUEstimator off the TPU: the same over input_fn's batches, each
+            # element weighted by its share of one (element[2]: replica slices, split partial batches). On a
+            # TPU: the mean over real rows, 2.15's figure whenever batches are full, as a TPU's are.
+            if len(element) == 3:
+                weight = tf.cast(element[2], tf.float32)
+            else:
+                weight = real if self._static_shapes else tf.minimum(real, 1.0)
             weighted_loss = tf.where(real > 0, loss * weight, 0.0)
             if self._static_shapes and isinstance(spec, TPUEstimatorSpec) and spec.host_call is not None:
                 raise ValueError(
