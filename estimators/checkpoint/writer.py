@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.trackable import base as trackable_base
 from tensorflow.python.training.saving import saveable_object
 
 
@@ -33,7 +34,7 @@ def write_at(variables: Mapping[str, Any], path: str, extra: Sequence[Any] = ())
 
 
 def _save(variables: Mapping[str, Any], base: str, step: int | None, extra: Sequence[Any], write_state: bool) -> str:
-    saveables = [_ConstantSaveable(var, name) if isinstance(var, np.ndarray) else _VariableSaveable(var, name)
+    saveables = [constant_saveable(var, name) if isinstance(var, np.ndarray) else _VariableSaveable(var, name)
                  for name, var in variables.items()]
     saveables += list(extra)
     quiet = _DropMessage("Saver is deprecated")  # logged at every eager construction; we use it on purpose
@@ -64,16 +65,12 @@ class _VariableSaveable(saveable_object.SaveableObject):
         return self._var.assign(restored_tensors[0])
 
 
-class _ConstantSaveable(saveable_object.SaveableObject):
-    """Saves a constant under a chosen name; restores nothing (the value is not a variable of the model)."""
-
-    def __init__(self, value: np.ndarray, name: str):
-        with tf.device("/cpu:0"):
-            tensor = tf.constant(value)
-        super().__init__(tensor, [saveable_object.SaveSpec(tensor, "", name, dtype=tensor.dtype)], name)
-
-    def restore(self, restored_tensors, restored_shapes):
-        return tf.no_op()
+def constant_saveable(value: np.ndarray, name: str) -> saveable_object.SaveableObject:
+    """Saves a constant under a chosen name and restores nothing (an optimizer hyperparameter 2.15 kept in a
+    variable, which the model has not)."""
+    with tf.device("/cpu:0"):
+        tensor = tf.constant(value)
+    return trackable_base.NoRestoreSaveable(tensor=tensor, name=name)
 
 
 class _DropMessage(logging.Filter):

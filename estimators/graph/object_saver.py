@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.trackable import base as trackable_base
 from tensorflow.python.training.saving import saveable_object_util
 
-from estimators.checkpoint import mapping, object_keys
+from estimators.checkpoint import mapping, object_keys, writer
 from estimators.checkpoint.checkpointer import Checkpointer
 
 
@@ -29,8 +28,7 @@ class ObjectKeySaver(tf.compat.v1.train.Saver):
         var_list: list[Any] = []
         for key, value in layout.values.items():
             if isinstance(value, np.ndarray):  # an optimizer hyperparameter 2.15 kept in a variable: written only
-                with tf.device("/cpu:0"):
-                    var_list.append(trackable_base.NoRestoreSaveable(tensor=tf.constant(value), name=key))
+                var_list.append(writer.constant_saveable(value, key))
             else:
                 var_list.extend(saveable_object_util.saveable_objects_for_op(value, key))
         var_list.append(object_keys.graph_saveable(layout.graph))
