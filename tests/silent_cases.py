@@ -642,9 +642,11 @@ def run_case(python: str, implementation: str, name: str, timeout_s: float = 300
     """Runs CASE in a fresh `python` process with the repository on PYTHONPATH; its result, "tensorflow" aside."""
     import subprocess
 
+    from tests import launcher  # forks the child from a warm process that imported TensorFlow (tests/launcher.py)
+
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     try:
-        done = subprocess.run([python, os.path.abspath(__file__), implementation, name], cwd=REPO_ROOT, env=env,
+        done = launcher.run([python, os.path.abspath(__file__), implementation, name], cwd=REPO_ROOT, env=env,
                               capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as error:
         tail = (error.stderr or b"")[-3000:]

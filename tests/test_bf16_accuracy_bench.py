@@ -2,10 +2,11 @@
 
 import json
 import os
-import subprocess
 import sys
 
 import tensorflow as tf
+
+from tests import launcher
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "bench", "bf16_accuracy.py")
@@ -13,7 +14,7 @@ SCRIPT = os.path.join(ROOT, "bench", "bf16_accuracy.py")
 
 def test_one_seed_trains_float32_and_bfloat16_and_reports_moving_and_batch_statistics(tmp_path):
     out, rows_file = tmp_path / "runs", tmp_path / "rows.json"
-    proc = subprocess.run(
+    proc = launcher.run(
         [sys.executable, SCRIPT, "--seeds", "3", "--dataset", "synthetic", "--train_steps", "2",
          "--train_batch_size", "16", "--eval_batch_size", "128", "--out", str(out), "--json", str(rows_file)],
         cwd=ROOT, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"), capture_output=True, text=True, timeout=900)

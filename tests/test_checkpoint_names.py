@@ -6,7 +6,6 @@ only TRAIN builds, created before the shared ones, never leaves evaluation with 
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 
@@ -28,6 +27,7 @@ from estimators import (
 from estimators.checkpoint.checkpointer import CheckpointMismatchError
 from tests import checkpoint_names_cases as cases
 from tests import engine_models as m
+from tests import launcher
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INPUT_POSITION = "estimators/input_position"  # the engine's own addition to every checkpoint
@@ -59,7 +59,7 @@ def _four_batches():
 def _in_new_process(code: str) -> dict:
     """Runs `code` (which prints one JSON line last) in a fresh interpreter; returns that JSON."""
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="3")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True,
+    done = launcher.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -1,7 +1,6 @@
 """Global step, checkpoints and resume: a new process picks up exactly where the last stopped."""
 
 import os
-import subprocess
 import sys
 import textwrap
 
@@ -11,6 +10,7 @@ import tensorflow as tf
 
 from estimators import RunConfig, TPUConfig, TPUEstimator
 from tests import engine_models as m
+from tests import launcher
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -35,7 +35,7 @@ def _train_in_new_process(model_dir, max_steps):
         _estimator({str(model_dir)!r}).train(_four_batches(), max_steps={max_steps})
     """)
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, env=env, timeout=300)
+    launcher.run([sys.executable, "-c", script], check=True, cwd=ROOT, env=env, timeout=300)
 
 
 def test_resuming_in_a_new_process_equals_uninterrupted_training(tmp_path):

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
+from tests import launcher
 from tests.gcs_emulator import GcsEmulator, unavailable_reason
 from tests.gcs_faults import insert_relay
 
@@ -61,7 +61,7 @@ def _export(base: str, how: str = "normal", env: dict | None = None) -> dict | N
     """The program's result, or None when it was killed (-9)."""
     env = dict(env or os.environ, TF_CPP_MIN_LOG_LEVEL="3",
                PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
-    done = subprocess.run([sys.executable, "-c", _EXPORT, base, how], cwd=ROOT, env=env, capture_output=True,
+    done = launcher.run([sys.executable, "-c", _EXPORT, base, how], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=240)
     if done.returncode == -9:
         return None

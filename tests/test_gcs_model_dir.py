@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests import launcher
 from tests.gcs_emulator import GcsEmulator, unavailable_reason
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,7 +84,7 @@ def _run_phase(gcs: GcsEmulator, phase: str, local_dir: str) -> dict:
                PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
     started = time.monotonic()
     try:
-        done = subprocess.run([sys.executable, "-c", _PHASE, phase, f"gs://{BUCKET}", local_dir], cwd=ROOT, env=env,
+        done = launcher.run([sys.executable, "-c", _PHASE, phase, f"gs://{BUCKET}", local_dir], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=PHASE_TIMEOUT_S)
     except subprocess.TimeoutExpired as err:
         stderr = err.stderr.decode(errors="replace") if isinstance(err.stderr, bytes) else err.stderr or ""

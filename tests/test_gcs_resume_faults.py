@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 
 import pytest
 
+from tests import launcher
 from tests.gcs_emulator import GcsEmulator, unavailable_reason
 from tests.gcs_faults import insert_relay
 
@@ -69,7 +69,7 @@ def _phase(gcs: GcsEmulator, steps: int, rules: dict[str, str] | None = None,
     try:
         env = dict(os.environ, **gcs.env(), TF_CPP_MIN_LOG_LEVEL="2",
                    PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
-        done = subprocess.run([sys.executable, "-c", _PHASE, str(steps), RUN], cwd=ROOT, env=env,
+        done = launcher.run([sys.executable, "-c", _PHASE, str(steps), RUN], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=300)
     finally:
         relay.close()

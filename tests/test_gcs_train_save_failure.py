@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
+from tests import launcher
 from tests.gcs_emulator import GcsEmulator, unavailable_reason
 from tests.gcs_faults import insert_relay
 
@@ -45,7 +45,7 @@ print("RESULT " + json.dumps(out), flush=True)
 
 
 def _train(env: dict, model_dir: str, max_steps: int) -> dict:
-    done = subprocess.run([sys.executable, "-c", _TRAIN, model_dir, str(max_steps)], cwd=ROOT, env=env,
+    done = launcher.run([sys.executable, "-c", _TRAIN, model_dir, str(max_steps)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=240)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert done.returncode == 0 and lines, f"exit {done.returncode}:\n{done.stderr[-4000:]}"

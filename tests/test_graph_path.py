@@ -16,6 +16,7 @@ import tensorflow as tf
 import estimators
 from estimators.checkpoint.checkpointer import CheckpointSaveError
 from estimators.training.preemption import TrainingInterrupted
+from tests import launcher
 
 X = (np.arange(32, dtype=np.float32).reshape(16, 2) % 7 - 3.0) / 3.0
 Y = (X @ np.array([[2.0], [-1.0]], np.float32) + 0.5).astype(np.float32)
@@ -237,14 +238,13 @@ def test_a_program_that_disables_eager_execution_trains_evaluates_predicts_and_e
     import json
     import os
     import pathlib
-    import subprocess
     import sys
 
     tests = str(pathlib.Path(__file__).resolve().parent)
     program = _EAGER_DISABLED_PROGRAM.format(tests=tests, model_dir=str(tmp_path / "run"),
                                              export=str(tmp_path / "export"))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(pathlib.Path(tests).parent), tests]))
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300, env=env)
+    done = launcher.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.split("RESULT ", 1)[1])
     on_tf2 = _estimator(tmp_path / "run", execution="tf2").evaluate(eval_input_fn)

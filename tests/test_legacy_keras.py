@@ -9,11 +9,12 @@ subprocess and reports; each test below checks one behaviour of that report. The
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
+
+from tests import launcher
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 with open(os.path.join(ROOT, "tests", "fixtures", "tf215", "reference.json")) as _f:
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=ROOT)
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "legacy", "run_legacy_checks.py"),
+    done = launcher.run([sys.executable, os.path.join(ROOT, "tests", "legacy", "run_legacy_checks.py"),
                            str(tmp_path_factory.mktemp("legacy"))], capture_output=True, text=True, env=env,
                           timeout=1200)
     lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]

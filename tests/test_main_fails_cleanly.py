@@ -19,6 +19,7 @@ import pytest
 import tensorflow as tf
 
 from launch import console
+from tests import launcher
 from tests.gcs_emulator import GcsEmulator, unavailable_reason
 from tests.gcs_faults import insert_relay
 
@@ -39,7 +40,7 @@ def _idx_split(folder: Path, prefix: str, *, truncated: bool = False) -> None:
 
 def _main(*argv: str, env: dict | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     environ = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", **(env or {}))
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), *argv], cwd=cwd, env=environ, capture_output=True,
+    return launcher.run([sys.executable, str(ROOT / "main.py"), *argv], cwd=cwd, env=environ, capture_output=True,
                           text=True, timeout=600)
 
 
@@ -156,7 +157,7 @@ def test_the_python_api_export_error_from_a_gs_fault_carries_no_function_node_no
         relay = insert_relay(gcs, {"variables_temp": "error"})
         try:
             env = dict(os.environ, **gcs.env(), PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="3")
-            done = subprocess.run([sys.executable, "-c", _API_EXPORT, str(tmp_path / "md"),
+            done = launcher.run([sys.executable, "-c", _API_EXPORT, str(tmp_path / "md"),
                                    "gs://export-noise-api/export"], cwd=ROOT, env=env, capture_output=True, text=True,
                                   timeout=600)
         finally:

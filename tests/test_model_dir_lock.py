@@ -13,6 +13,7 @@ import time
 import pytest
 
 from estimators.checkpoint.lock import LOCK_FILE, ModelDirLock, ModelDirLockedError
+from tests import launcher
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,7 +37,7 @@ lock.release()
 def _other_trainer(model_dir, action: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p),
                TF_CPP_MIN_LOG_LEVEL="3")
-    return subprocess.run([sys.executable, "-c", _OTHER_TRAINER, str(model_dir), action], env=env, cwd=ROOT,
+    return launcher.run([sys.executable, "-c", _OTHER_TRAINER, str(model_dir), action], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
 
 

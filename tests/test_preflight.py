@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from estimators import Estimator, RunConfig, TPUConfig, TPUEstimator
 from estimators.preflight import preflight
+from tests import launcher
 from tests import preflight_models as pm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -161,7 +162,7 @@ def test_a_plain_estimator_is_refused_with_a_pointer_to_tpu_estimator(tmp_path):
 def _main(*args: str, script: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     command = [sys.executable, "-c", script, *args] if script else [sys.executable, "main.py", *args]
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return launcher.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_main_preflight_of_the_builtin_cnn_exits_0_and_writes_nothing(tmp_path):

@@ -18,6 +18,7 @@ import time
 import pytest
 import tensorflow as tf
 
+from tests import launcher
 from tests.worker_process import ROOT, START_TIMEOUT_S, env
 
 EVAL_BATCHES = 400  # tests/eval_signal_worker.py's evaluation
@@ -29,7 +30,7 @@ class EvalWorker:
 
     def __init__(self, model_dir, call: str, path: str, *args: str):
         command = [sys.executable, "-m", "tests.eval_signal_worker", str(model_dir), call, path, *args]
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env(), stdout=subprocess.PIPE,
+        self.process = launcher.popen(command, cwd=ROOT, env=env(), stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True)
         self.events: list[dict] = []
         self._queue: queue.Queue = queue.Queue()

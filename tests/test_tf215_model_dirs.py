@@ -22,7 +22,6 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import keras
@@ -33,6 +32,7 @@ import tensorflow as tf
 import estimators.export  # noqa: F401 - models_ported.py reaches it as `estimators.export` (tested on its own below)
 from estimators import Estimator, EstimatorSpec, ModeKeys
 from tests import checkpoint_names_cases as cases
+from tests import launcher
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "tf215")
@@ -222,7 +222,7 @@ def test_warm_start_from_a_2_15_model_dir_trains_to_what_2_15_reached(tmp_path, 
 def test_ported_model_fns_reach_estimators_export_after_import_estimators():
     """models_ported.py does `import estimators` and uses `estimators.export.PredictOutput`, as tf.estimator.export."""
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="3")
-    done = subprocess.run([sys.executable, "-c", "import estimators; print(estimators.export.PredictOutput.__name__)"],
+    done = launcher.run([sys.executable, "-c", "import estimators; print(estimators.export.PredictOutput.__name__)"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "PredictOutput"

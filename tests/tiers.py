@@ -3,7 +3,7 @@
 A test is `slow` when what it uses makes it so, read from its module's source and its fixtures:
   replicas8   the 8-replica strategy (eight_replicas): eight copies of every step
   subprocess  its module starts other Pythons, itself or through the helpers that do (worker_process,
-              cli_batch, the GCS emulator): each pays TensorFlow's start-up
+              cli_batch, the GCS emulator, launcher): each pays TensorFlow's start-up or a fork
   reference   compares with TensorFlow 2.15's recorded runs (tests/compat, *_215 / tf215 modules, the
               compat_cases / compat_ours / *_215.json references): whole programs, run both ways
   trains      its module runs a model: an estimator's train/evaluate/predict/export, Keras fit, main.py
@@ -35,7 +35,7 @@ OPTIONAL = {  # marker -> (package, how to install it)
 }
 
 _SUBPROCESS = re.compile(r"^\s*(import subprocess|from subprocess |import multiprocessing|from multiprocessing )"
-                         r"|\b(worker_processes|worker_process|crash_worker|cli_batch|gcs_emulator|gcs_faults)\b"
+                         r"|\b(worker_processes|worker_process|crash_worker|cli_batch|gcs_emulator|gcs_faults|launcher)\b"
                          r"|\bPopen\(|\bos\.fork\(", re.MULTILINE)
 _TRAINS = re.compile(r"\.(train|evaluate|predict|export_saved_model|fit)\(|\b(train_and_evaluate|main\.main|"
                      r"run_main|preflight)\(")

@@ -10,6 +10,8 @@ import sys
 import threading
 import time
 
+from tests import launcher
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 START_TIMEOUT_S = 240  # a cold start of TensorFlow on a shared 2-core machine; a healthy worker takes ~3 s
 
@@ -24,7 +26,7 @@ class Worker:
     def __init__(self, model_dir, max_steps: int, *args: str, stderr_path: str | None = None):
         command = [sys.executable, "-m", "tests.crash_worker", str(model_dir), f"--max_steps={max_steps}", *args]
         self._stderr = open(stderr_path or os.devnull, "w")  # noqa: SIM115 - closed in wait()
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=self._stderr,
+        self.process = launcher.popen(command, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=self._stderr,
                                         text=True)
         self.started = time.monotonic()
         self.events: list[dict] = []

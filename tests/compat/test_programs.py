@@ -61,6 +61,7 @@ import numpy as np
 import pytest
 
 from estimators.checkpoint.mapping import keras3_only
+from tests import launcher
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
@@ -174,7 +175,7 @@ class PortedRuns:
         python = os.environ.get("COMPAT_PYTHON") or sys.executable
         command = [python, str(script), f"--model_dir={self._root / name}", "--seed=0"]
         try:
-            completed = subprocess.run(command, cwd=PROGRAMS_DIR, env=env, capture_output=True, text=True,
+            completed = launcher.run(command, cwd=PROGRAMS_DIR, env=env, capture_output=True, text=True,
                                        timeout=RUN_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return f"{script.name} did not finish within {RUN_TIMEOUT_S} s."
