@@ -2,9 +2,9 @@
 
 2.15's Keras (tf_keras 2.x) tracked a Functional or Sequential model's layers that have weights as
 `layer_with_weights-N` (nested models the same way, inside), a layer's weights by the names given to
-add_weight (`kernel`), sublayers by attribute (`cell` of an RNN), and a compiled Keras optimizer as
-`optimizer` with its hyperparameters in variables (`optimizer/learning_rate`, full name
-`training/Adam/learning_rate`) and slots named `m`, `v`, `rms`, ...; a tf.compat.v1 optimizer sat inside
+add_weight (`kernel`), sublayers by attribute (`cell` of an RNN, MultiHeadAttention's private `_query_dense`),
+and a compiled Keras optimizer as `optimizer` with its hyperparameters in variables (`optimizer/learning_rate`,
+full name `training/Adam/learning_rate`) and slots named `m`, `v`, `rms`, ...; a tf.compat.v1 optimizer sat inside
 tf_keras's TFOptimizer (`optimizer/optimizer`) with TF1's slot names. Both Keras 3 and tf_keras models
 are laid out so (keys checked against real 2.15 checkpoints in tests/).
 """
@@ -67,6 +67,8 @@ def layout_problem(model: Any, layer_class: type) -> str | None:
             return f"2.15's keys for the slots of a tf.compat.v1 {kind} are not known here"
     elif type(optimizer).__name__ not in _KERAS_OPTIMIZERS:
         return f"2.15's keys for the state of a {type(optimizer).__name__} optimizer are not known here"
+    elif any(base.__name__ == "OptimizerV2" for base in type(optimizer).__mro__):
+        return "a tf_keras legacy optimizer's slots and hyperparameter variables are not laid out as 2.15's here"
     try:
         weight_paths(model, layer_class)
     except ValueError as err:
@@ -137,10 +139,10 @@ def _check_all_placed(model: Any, layer_class: type, found: Mapping[int, Any]) -
             if id(variable_of(weight)) not in found:
                 raise ValueError(
                     f"checkpoint_format='checkpoint' cannot place weight {_short_name(weight)!r} of layer "
-                    f"{layer.name!r}: another weight of that layer has the same name, and 2.15's object-based "
-                    "checkpoints keyed a weight by its add_weight name (the first one would be left out). Give the "
-                    "layer's weights distinct names in add_weight, keep each in an attribute of its own, or use "
-                    "checkpoint_format='saver'.")
+                    f"{layer.name!r}: 2.15's object graph had no path to it (it keyed a weight by its add_weight "
+                    "name, so of two weights with the same name the first is reached only through an attribute "
+                    "holding it) and would have left it out. Give the layer's weights distinct names in "
+                    "add_weight, keep each in an attribute of its own, or use checkpoint_format='saver'.")
 
 
 def _is_variable(value: Any) -> bool:

@@ -88,6 +88,18 @@ def test_multi_head_attention_sublayers_are_keyed_by_their_private_attributes_as
     assert result["loss"] == pytest.approx(REFERENCE["multi_head_attention"]["loss"], rel=1e-5)
 
 
+def test_a_tf_keras_multi_head_attention_is_keyed_as_in_2_15(tmp_path):
+    tf_keras = pytest.importorskip("tf_keras")
+    inputs = tf_keras.Input((4, 2), name="x")
+    attention = tf_keras.layers.MultiHeadAttention(2, 3, name="mha", kernel_initializer="ones")(inputs, inputs)
+    flat = tf_keras.layers.Flatten()(attention)
+    model = tf_keras.Model(inputs, tf_keras.layers.Dense(1, name="out", kernel_initializer="ones")(flat))
+    model.compile("adam", "mse")
+    estimator = _trained(model, tmp_path, name="x", xshape=(4, 2))
+    keys = [key for key in _keys(estimator.latest_checkpoint()) if key != "iteration"]  # tf_keras's step counter
+    assert keys == REFERENCE["multi_head_attention"]["keys"]
+
+
 def test_embeddings_are_keyed_as_in_2_15(tmp_path):
     inputs = keras.Input((3,), name="x", dtype="int32")
     embedded = L.Flatten()(L.Embedding(5, 2, name="embedding", embeddings_initializer="ones")(inputs))
@@ -161,6 +173,14 @@ def test_by_default_a_model_2_15_could_not_lay_out_gets_name_based_checkpoints(t
 
 def test_by_default_an_optimizer_whose_2_15_keys_are_unknown_gets_name_based_checkpoints(tmp_path):
     estimator = _trained(_two_dense("adamax"), tmp_path, checkpoint_format=None)
+    assert "dense/kernel" in estimator.get_variable_names()
+
+
+def test_by_default_a_tf_keras_legacy_optimizer_gets_name_based_checkpoints(tmp_path):
+    tf_keras = pytest.importorskip("tf_keras")
+    model = tf_keras.Sequential([tf_keras.layers.Dense(1, input_shape=(3,), name="dense")])
+    model.compile(tf_keras.optimizers.legacy.Adam(), "mse")
+    estimator = _trained(model, tmp_path, checkpoint_format=None)
     assert "dense/kernel" in estimator.get_variable_names()
 
 
@@ -336,3 +356,4 @@ def test_on_the_graph_path_a_tf_compat_v1_optimizer_is_saved_as_2_15_saved_it(tm
     assert result["loss"] == pytest.approx(REFERENCE["tf_rmsprop"]["loss"], rel=1e-5)
     estimator.train(_input_fn("dense_input"), steps=1)  # the TF2 path resumes from the graph path's checkpoint
     assert estimator.evaluate(_input_fn("dense_input"), steps=1)["global_step"] == 3
+
