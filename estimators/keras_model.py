@@ -38,7 +38,7 @@ from estimators.graph.object_saver import ObjectKeySaver
 from estimators.keras_errors import FormattedKeyError
 from estimators.keras_flavours import TF_KERAS, Flavour, flavour_of
 from estimators.keras_losses import checked_losses
-from estimators.keras_object_paths import optimizer_keys, weight_paths
+from estimators.keras_object_paths import layout_problem, optimizer_keys, weight_paths
 from estimators.keras_structure import ModelStructure, is_subclassed
 from estimators.keras_weights import InitialWeights
 from estimators.mode_keys import ModeKeys
@@ -71,8 +71,8 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
     serving signatures. `use_v2_estimator` is accepted and changes nothing (there is one Estimator).
     `checkpoint_format`: 'checkpoint' saves object-based keys (layer_with_weights-0/kernel/.ATTRIBUTES/
     VARIABLE_VALUE, with the object graph), 'saver' tf.estimator's TF1 names (dense/kernel); None keeps the
-    format of model_dir's checkpoints, else 'saver' (see _object_based). Checkpoints of either format are
-    restored.
+    format of model_dir's checkpoints, else 'checkpoint' where 2.15's layout is reproduced (see _object_based).
+    Checkpoints of either format are restored.
     The estimator starts from the model's current weights, or, as in 2.15, from the latest checkpoint in
     model_dir/keras when there is one; for a Functional or Sequential model without one, those weights are
     written there first (keras_model.ckpt), as 2.15 did, and warm-started from. A subclassed model is rebuilt
@@ -225,11 +225,10 @@ def _ours(output_class: Any) -> Any:
 def _object_based(checkpoint_format: str | None, keras_model: Any, model_dir: Any) -> bool:
     """Whether the estimator saves object-based checkpoints (2.15's checkpoint_format='checkpoint').
 
-    None keeps the format of the checkpoints model_dir holds (a 2.15 model_dir of tf.keras.estimator's default,
-    object-based, stays so) and is otherwise 'saver': tf.keras.estimator's default was 'checkpoint', but the
-    object layout does not yet place every Keras weight and optimizer slot (sub-layers a layer keeps in private
-    attributes, such as MultiHeadAttention's; RMSprop's momentum and Adadelta's slots), which would fail where
-    name-based checkpoints work. Either format is restored whatever is saved.
+    None keeps the format of the checkpoints model_dir holds, else is 'checkpoint' (tf.keras.estimator's default)
+    where 2.15's layout of the model and its optimizer is reproduced, and 'saver' otherwise: for a subclassed model
+    (2.15 refused it with that default; tf.compat.v1.keras.estimator's default was 'saver') or an optimizer whose
+    2.15 slot keys are not known, so that the default never writes keys 2.15 would not have.
     """
     if checkpoint_format not in (None, "saver", "checkpoint"):
         raise ValueError(f'Checkpoint format must be one of "checkpoint" or "saver". Got {checkpoint_format}')
@@ -237,7 +236,15 @@ def _object_based(checkpoint_format: str | None, keras_model: Any, model_dir: An
         raise ValueError("Object-based checkpoints are currently not supported with subclassed models.")
     if checkpoint_format is not None:
         return checkpoint_format == "checkpoint"
-    return not is_subclassed(keras_model) and _existing_format(model_dir) == "checkpoint"
+    if is_subclassed(keras_model):
+        return False
+    existing = _existing_format(model_dir)
+    if existing is not None:
+        return existing == "checkpoint"
+    problem = layout_problem(keras_model, flavour_of(keras_model).module.layers.Layer)
+    if problem is not None:
+        logging.info("model_to_estimator saves name-based checkpoints (checkpoint_format='saver'): %s", problem)
+    return problem is None
 
 
 def _existing_format(model_dir: Any) -> str | None:

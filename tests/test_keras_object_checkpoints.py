@@ -1,5 +1,5 @@
-"""model_to_estimator's object-based checkpoints (2.15's checkpoint_format='checkpoint', tf.keras.estimator's default;
-here asked for, or kept where model_dir holds them).
+"""model_to_estimator's object-based checkpoints (2.15's checkpoint_format='checkpoint', tf.keras.estimator's default,
+and the default here too where 2.15's layout is reproduced).
 
 Keys, full names and losses are the real 2.15's (tests/reference/keras_object_checkpoints_215.json, written by
 make_keras_object_checkpoints_215.py there) for the equivalent tf.keras model; ours adds only the engine's
@@ -64,6 +64,124 @@ def test_object_checkpoints_hold_2_15s_keys_and_evaluate_to_its_loss(tmp_path, c
     assert _keys(estimator.latest_checkpoint()) == REFERENCE[case]["keys"]
     result = estimator.evaluate(_input_fn("dense_input"), steps=1)
     assert result["loss"] == pytest.approx(REFERENCE[case]["loss"], rel=1e-5)
+
+
+@pytest.mark.parametrize("case, optimizer", [
+    ("rmsprop_momentum", lambda: keras.optimizers.RMSprop(0.01, momentum=0.5)), ("adadelta", "adadelta"),
+    ("adagrad", "adagrad"), ("ftrl", "ftrl"), ("sgd", "sgd")])
+def test_optimizer_state_resumes_from_object_checkpoints_with_2_15s_keys_and_loss(tmp_path, case, optimizer):
+    estimator = _trained(_two_dense(optimizer() if callable(optimizer) else optimizer), tmp_path)
+    estimator.train(_input_fn("dense_input"), steps=1)  # reads the first call's checkpoint back
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE[case]["keys"]
+    result = estimator.evaluate(_input_fn("dense_input"), steps=1)
+    assert (result["global_step"], result["loss"]) == (3, pytest.approx(REFERENCE[case]["loss"], rel=1e-5))
+
+
+def test_multi_head_attention_sublayers_are_keyed_by_their_private_attributes_as_in_2_15(tmp_path):
+    inputs = keras.Input((4, 2), name="x")
+    attention = L.MultiHeadAttention(2, 3, name="mha", kernel_initializer="ones")(inputs, inputs)
+    model = keras.Model(inputs, L.Dense(1, name="out", kernel_initializer="ones")(L.Flatten()(attention)))
+    model.compile("adam", "mse")
+    estimator = _trained(model, tmp_path, name="x", xshape=(4, 2))
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE["multi_head_attention"]["keys"]
+    result = estimator.evaluate(_input_fn("x", (4, 2)), steps=1)
+    assert result["loss"] == pytest.approx(REFERENCE["multi_head_attention"]["loss"], rel=1e-5)
+
+
+def test_a_tf_keras_multi_head_attention_is_keyed_as_in_2_15(tmp_path):
+    tf_keras = pytest.importorskip("tf_keras")
+    inputs = tf_keras.Input((4, 2), name="x")
+    attention = tf_keras.layers.MultiHeadAttention(2, 3, name="mha", kernel_initializer="ones")(inputs, inputs)
+    flat = tf_keras.layers.Flatten()(attention)
+    model = tf_keras.Model(inputs, tf_keras.layers.Dense(1, name="out", kernel_initializer="ones")(flat))
+    model.compile("adam", "mse")
+    estimator = _trained(model, tmp_path, name="x", xshape=(4, 2))
+    keys = [key for key in _keys(estimator.latest_checkpoint()) if key != "iteration"]  # tf_keras's step counter
+    assert keys == REFERENCE["multi_head_attention"]["keys"]
+
+
+def test_embeddings_are_keyed_as_in_2_15(tmp_path):
+    inputs = keras.Input((3,), name="x", dtype="int32")
+    embedded = L.Flatten()(L.Embedding(5, 2, name="embedding", embeddings_initializer="ones")(inputs))
+    model = keras.Model(inputs, L.Dense(1, name="out", kernel_initializer="ones")(embedded))
+    model.compile("sgd", "mse")  # Keras 3's Adam sums duplicate sparse indices differently
+    estimator = _trained(model, tmp_path, name="x")
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE["embedding"]["keys"]
+    assert estimator.evaluate(_input_fn("x"), steps=1)["loss"] == pytest.approx(REFERENCE["embedding"]["loss"],
+                                                                                  rel=1e-5)
+
+
+@keras.saving.register_keras_serializable(package="test_keras_object_checkpoints")
+class _SharedNames(L.Layer):
+    """make_keras_object_checkpoints_215.py's SharedNames: two weights named `w` (and two `v`, kept in a list),
+    sublayers in a dict and in a private attribute."""
+
+    def build(self, input_shape):
+        self.a = self.add_weight(name="w", shape=(input_shape[-1], 1), initializer="ones")
+        self.b = self.add_weight(name="w", shape=(1,), initializer="zeros")
+        self.listed = [self.add_weight(name="v", shape=(1,), initializer="zeros"),
+                       self.add_weight(name="v", shape=(1,), initializer="zeros")]
+        self.parts = {"p": L.Dense(1, name="pd", kernel_initializer="ones"),
+                      "q": [L.Dense(1, name="qd", kernel_initializer="ones")]}
+        self._hidden = L.Dense(1, name="hid", kernel_initializer="ones")
+
+    def call(self, x):
+        return (x @ self.a + self.b + self.listed[0] + self.listed[1] + self.parts["p"](x) + self.parts["q"][0](x)
+                + self._hidden(x))
+
+
+def test_a_weight_whose_name_a_later_weight_reuses_goes_by_its_attribute_as_in_2_15(tmp_path):
+    inputs = keras.Input((3,), name="x")
+    model = keras.Model(inputs, _SharedNames(name="two")(inputs))
+    model.compile("sgd", "mse")
+    estimator = _trained(model, tmp_path, name="x")
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE["shared_names"]["keys"]
+    assert estimator.evaluate(_input_fn("x"), steps=1)["loss"] == pytest.approx(REFERENCE["shared_names"]["loss"],
+                                                                                  rel=1e-5)
+
+
+@keras.saving.register_keras_serializable(package="test_keras_object_checkpoints")
+class _Unreachable(L.Layer):
+    """Its first `w` is held by no attribute: 2.15's object graph had no path to it."""
+
+    def build(self, input_shape):
+        self.add_weight(name="w", shape=(input_shape[-1], 1), initializer="ones")
+        self.b = self.add_weight(name="w", shape=(1,), initializer="zeros")
+
+    def call(self, x):
+        return x @ self.weights[0] + self.b
+
+
+def _unreachable_model():
+    inputs = keras.Input((3,), name="x")
+    model = keras.Model(inputs, _Unreachable(name="two")(inputs))
+    model.compile("sgd", "mse")
+    return model
+
+
+def test_a_weight_no_path_reaches_is_refused_before_anything_is_saved(tmp_path):
+    with pytest.raises(ValueError, match="cannot place weight 'w' of layer 'two'.*distinct names"):
+        model_to_estimator(keras_model=_unreachable_model(), model_dir=str(tmp_path), checkpoint_format="checkpoint")
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert tf.train.latest_checkpoint(str(tmp_path / "keras")) is None
+
+
+def test_by_default_a_model_2_15_could_not_lay_out_gets_name_based_checkpoints(tmp_path):
+    estimator = _trained(_unreachable_model(), tmp_path, name="x", checkpoint_format=None)
+    assert "two/w" in estimator.get_variable_names()
+
+
+def test_by_default_an_optimizer_whose_2_15_keys_are_unknown_gets_name_based_checkpoints(tmp_path):
+    estimator = _trained(_two_dense("adamax"), tmp_path, checkpoint_format=None)
+    assert "dense/kernel" in estimator.get_variable_names()
+
+
+def test_by_default_a_tf_keras_legacy_optimizer_gets_name_based_checkpoints(tmp_path):
+    tf_keras = pytest.importorskip("tf_keras")
+    model = tf_keras.Sequential([tf_keras.layers.Dense(1, input_shape=(3,), name="dense")])
+    model.compile(tf_keras.optimizers.legacy.Adam(), "mse")
+    estimator = _trained(model, tmp_path, checkpoint_format=None)
+    assert "dense/kernel" in estimator.get_variable_names()
 
 
 def test_centered_rmsprop_with_momentum_keeps_its_three_slots_as_2_15_named_them(tmp_path):
@@ -140,10 +258,9 @@ def test_saver_format_keeps_tf_estimator_names(tmp_path):
     assert not any(name.endswith(object_keys.VALUE) for name in estimator.get_variable_names())
 
 
-def test_by_default_a_fresh_model_dir_gets_name_based_checkpoints(tmp_path):
+def test_by_default_a_fresh_model_dir_gets_2_15s_object_based_checkpoints(tmp_path):
     estimator = _trained(_two_dense("adam"), tmp_path, checkpoint_format=None)
-    assert "dense/kernel" in estimator.get_variable_names()
-    assert not any(name.endswith(object_keys.VALUE) for name in estimator.get_variable_names())
+    assert _keys(estimator.latest_checkpoint()) == REFERENCE["adam"]["keys"]
 
 
 def test_by_default_a_model_dir_of_object_checkpoints_stays_object_based(tmp_path):
@@ -187,7 +304,8 @@ def test_subclassed_models_are_refused_object_based_checkpoints_as_in_2_15():
         model_to_estimator(keras_model=model, checkpoint_format="checkpoint")
 
 
-def test_subclassed_models_save_name_based_checkpoints_by_default(tmp_path):
+def test_subclassed_models_save_name_based_checkpoints_by_default_where_2_15_refused_them(tmp_path):
+    # 2.15's default refused them (REFERENCE["subclassed_default_error"]); tf.compat.v1's default, 'saver', is kept
     model = _Subclassed()
     model.compile("sgd", "mse")
     estimator = model_to_estimator(keras_model=model, model_dir=str(tmp_path))
@@ -238,3 +356,4 @@ def test_on_the_graph_path_a_tf_compat_v1_optimizer_is_saved_as_2_15_saved_it(tm
     assert result["loss"] == pytest.approx(REFERENCE["tf_rmsprop"]["loss"], rel=1e-5)
     estimator.train(_input_fn("dense_input"), steps=1)  # the TF2 path resumes from the graph path's checkpoint
     assert estimator.evaluate(_input_fn("dense_input"), steps=1)["global_step"] == 3
+

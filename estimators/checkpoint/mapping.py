@@ -18,10 +18,14 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 GLOBAL_STEP = "global_step"
-# TF1 slot suffix (what naming.tf1_slot_name gives a Keras 3 slot) -> Keras 2 OptimizerV2 slot name.
-_KERAS2_SLOTS = {"Adam": "m", "Adam_1": "v", "Adam_2": "vhat", "Momentum": "momentum", "RMSProp": "rms",
-                 "RMSProp_1": "mg", "Adagrad": "accumulator", "Ftrl": "accumulator", "Ftrl_1": "linear"}
-_KERAS2_OPTIMIZER = {"Adam": "Adam", "Momentum": "SGD", "RMSProp": "RMSprop", "Adagrad": "Adagrad", "Ftrl": "Ftrl"}
+# TF1 slot suffix (what naming.tf1_slot_name gives a Keras 3 slot) -> Keras 2 OptimizerV2 slot names, the first
+# stored one taken: RMSprop numbers its slots rms, mg (centered only), momentum (momentum > 0 only), as TF1 did.
+_KERAS2_SLOTS = {"Adam": ("m",), "Adam_1": ("v",), "Adam_2": ("vhat",), "Momentum": ("momentum",),
+                 "RMSProp": ("rms",), "RMSProp_1": ("mg", "momentum"), "RMSProp_2": ("momentum",),
+                 "Adagrad": ("accumulator",), "Ftrl": ("accumulator",), "Ftrl_1": ("linear",),
+                 "Adadelta": ("accum_grad",), "Adadelta_1": ("accum_var",)}
+_KERAS2_OPTIMIZER = {"Adam": "Adam", "Momentum": "SGD", "RMSProp": "RMSprop", "Adagrad": "Adagrad", "Ftrl": "Ftrl",
+                     "Adadelta": "Adadelta"}
 _COUNTER = re.compile(r"^(?:(?P<optimizer>[^/]+)/)?iteration$")  # tf_keras's newer optimizers: bare `iteration`
 # tf_keras's newer optimizers (TF_USE_LEGACY_KERAS=1) name slots `<Optimizer>/<slot>/<variable>`; 2.15's
 # model_to_estimator (legacy Keras 2 optimizers) `training/<Optimizer>/<variable>/<its slot>`.
@@ -45,8 +49,9 @@ def _alternatives(name: str, stored: Collection[str]) -> list[str]:
     base = slot.split("_")[0]
     if variable and slot in _KERAS2_SLOTS:
         optimizer = _KERAS2_OPTIMIZER[base]
-        keras2 = f"{optimizer}/{variable}/{_KERAS2_SLOTS[slot]}"
-        return [keras2, f"training/{keras2}"]  # the second: 2.15 model_to_estimator's object graph full name
+        names = [f"{optimizer}/{variable}/{keras2}" for keras2 in _KERAS2_SLOTS[slot]]
+        # each also as 2.15 model_to_estimator's object graph full name
+        return [alternative for name in names for alternative in (name, f"training/{name}")]
     return []
 
 

@@ -23,8 +23,8 @@ from tensorflow.python.trackable import base as trackable_base
 from tensorflow.python.trackable import trackable_utils
 
 from estimators.checkpoint import writer
+from estimators.checkpoint.files import OBJECT_GRAPH_KEY
 
-OBJECT_GRAPH_KEY = trackable_base.OBJECT_GRAPH_PROTO_KEY
 VALUE = trackable_base.VARIABLE_VALUE_KEY
 GLOBAL_STEP = "global_step"
 GLOBAL_STEP_PATH = "estimator_global_step"  # 2.15: model._track_trackable(global_step, 'estimator_global_step')

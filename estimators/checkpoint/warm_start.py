@@ -20,10 +20,9 @@ import re
 from collections.abc import Collection, Mapping
 
 import tensorflow as tf
-from tensorflow.core.protobuf import trackable_object_graph_pb2
 
 from estimators import log as logging
-from estimators.checkpoint import files
+from estimators.checkpoint import object_keys
 from estimators.checkpoint.checkpointer import Assignment, checkpoint_at
 
 
@@ -65,16 +64,6 @@ def checkpoint_path(settings: WarmStartSettings) -> str:
     return checkpoint_at(settings.ckpt_to_initialize_from, "warm-start from")
 
 
-def object_graph_names(path: str) -> dict[str, str] | None:
-    """{variable name: checkpoint key} of an object-based checkpoint, None for a name-based one."""
-    reader = tf.train.load_checkpoint(path)
-    if not reader.has_tensor(files.OBJECT_GRAPH_KEY):
-        return None
-    graph = trackable_object_graph_pb2.TrackableObjectGraph()
-    graph.ParseFromString(reader.get_tensor(files.OBJECT_GRAPH_KEY))
-    return {attribute.full_name: attribute.checkpoint_key for node in graph.nodes for attribute in node.attributes}
-
-
 def select(settings: WarmStartSettings, variables: Mapping[str, tf.Variable],
            trainable: Collection[str] | None = None,
            object_names: Mapping[str, str] | None = None) -> dict[str, Assignment]:
@@ -82,7 +71,8 @@ def select(settings: WarmStartSettings, variables: Mapping[str, tf.Variable],
 
     variables: the model's checkpointed variables by TF1 name, in creation order (no metric state);
     trainable: the names of the trainable ones (default: each variable's `.trainable`); object_names:
-    object_graph_names() of the checkpoint. A name fed to two variables maps to a tuple of them.
+    object_keys.full_name_keys() of the checkpoint (None for a name-based one). A name fed to two variables maps
+    to a tuple of them.
     """
     if trainable is None:
         trainable = {name for name, var in variables.items() if getattr(var, "trainable", False)}
@@ -120,7 +110,8 @@ def plan(settings: WarmStartSettings, variables: Mapping[str, tf.Variable],
          trainable: Collection[str] | None = None) -> tuple[str, dict[str, Assignment]]:
     """(checkpoint path, {checkpoint name: variable}) for Checkpointer.restore(), which checks shapes."""
     path = checkpoint_path(settings)
-    return path, select(settings, variables, trainable, object_graph_names(path))
+    return path, select(settings, variables, trainable,
+                        object_keys.full_name_keys(tf.train.load_checkpoint(path)) or None)
 
 
 def _chosen(wanted, names: list[str], trainable: set[str]) -> list[str]:
