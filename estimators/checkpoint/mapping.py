@@ -35,8 +35,8 @@ _LEGACY_SLOTS = {"m": "m", "v": "v", "vhat": "vhat", "velocity": "rms", "momentu
                  "accumulated_grad": "accum_grad", "accumulated_delta_var": "accum_var"}
 
 
-def _alternatives(name: str, stored: Collection[str]) -> list[str]:
-    """Names older writers used for the variable `name`, most specific first."""
+def _alternatives(name: str, stored: Collection[str], names: Collection[str] = ()) -> list[str]:
+    """Names older writers used for the variable `name` (of the model's `names`), most specific first."""
     counter = _COUNTER.match(name)
     if counter:
         keras2 = [key for key in stored if key.endswith("/iter") and key.count("/") == 1]
@@ -49,10 +49,26 @@ def _alternatives(name: str, stored: Collection[str]) -> list[str]:
     base = slot.split("_")[0]
     if variable and slot in _KERAS2_SLOTS:
         optimizer = _KERAS2_OPTIMIZER[base]
-        names = [f"{optimizer}/{variable}/{keras2}" for keras2 in _KERAS2_SLOTS[slot]]
+        candidates = [f"{optimizer}/{variable}/{keras2}" for keras2 in _rmsprop_second(variable, slot, stored, names)]
         # each also as 2.15 model_to_estimator's object graph full name
-        return [alternative for name in names for alternative in (name, f"training/{name}")]
+        return [alternative for candidate in candidates for alternative in (candidate, f"training/{candidate}")]
     return []
+
+
+def _rmsprop_second(variable: str, slot: str, stored: Collection[str], names: Collection[str]) -> tuple[str, ...]:
+    """The Keras 2 slots `slot` may be; RMSprop's second (RMSProp_1) by the model's slots and the checkpoint's.
+
+    With a third slot the model is centered with momentum (rms, mg, momentum); with two it is centered
+    (mg) or has momentum (momentum), which names alone cannot tell when the checkpoint has both: then none,
+    so restore() reports the slot missing rather than filling it from the wrong one.
+    """
+    if slot != "RMSProp_1":
+        return _KERAS2_SLOTS[slot]
+    if f"{variable}/RMSProp_2" in names:
+        return ("mg",)
+    held = [keras2 for keras2 in _KERAS2_SLOTS[slot]
+            if f"RMSprop/{variable}/{keras2}" in stored or f"training/RMSprop/{variable}/{keras2}" in stored]
+    return tuple(held) if len(held) == 1 else ()
 
 
 def restore_plan(variables: Mapping[str, Any], stored: Collection[str],
@@ -66,7 +82,8 @@ def restore_plan(variables: Mapping[str, Any], stored: Collection[str],
     stored = set(stored)
     plan: dict[str, Any] = {}
     for name, variable in variables.items():
-        source = name if name in stored else next((alt for alt in _alternatives(name, stored) if alt in stored), None)
+        source = name if name in stored else next(
+            (alt for alt in _alternatives(name, stored, variables) if alt in stored), None)
         if source is None:
             if name in optional or keras3_only(name) or _momentum_less(name, stored):
                 continue
