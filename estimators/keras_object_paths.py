@@ -59,6 +59,8 @@ _V1_NON_SLOTS = {"AdamOptimizer": ("beta1_power", "beta2_power")}
 def layout_problem(model: Any, layer_class: type) -> str | None:
     """Why 2.15's object-based layout of `model` (its weights, its compiled optimizer's state) is not reproduced
     here; None when it is. The default checkpoint_format is 'checkpoint' only then."""
+    if not model.weights:
+        return "the model has no weights yet (not built), so its layout cannot be checked"
     optimizer = getattr(model, "optimizer", None)
     inner = getattr(optimizer, "optimizer", None)  # tf_keras's TFOptimizer around a tf.compat.v1 optimizer
     if isinstance(inner, tf.compat.v1.train.Optimizer):
@@ -69,6 +71,11 @@ def layout_problem(model: Any, layer_class: type) -> str | None:
         return f"2.15's keys for the state of a {type(optimizer).__name__} optimizer are not known here"
     elif any(base.__name__ == "OptimizerV2" for base in type(optimizer).__mro__):
         return "a tf_keras legacy optimizer's slots and hyperparameter variables are not laid out as 2.15's here"
+    else:
+        config = optimizer.get_config()
+        extra = [name for name in ("use_ema", "gradient_accumulation_steps") if config.get(name)]
+        if extra:
+            return f"the optimizer's {' and '.join(extra)} state has no place in 2.15's layout"
     try:
         weight_paths(model, layer_class)
     except ValueError as err:

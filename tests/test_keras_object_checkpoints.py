@@ -176,6 +176,21 @@ def test_by_default_an_optimizer_whose_2_15_keys_are_unknown_gets_name_based_che
     assert "dense/kernel" in estimator.get_variable_names()
 
 
+def test_by_default_an_optimizer_with_state_2_15_had_not_gets_name_based_checkpoints(tmp_path):
+    estimator = _trained(_two_dense(keras.optimizers.Adam(use_ema=True)), tmp_path, checkpoint_format=None)
+    assert "dense/kernel" in estimator.get_variable_names()
+
+
+def test_by_default_a_model_without_weights_yet_gets_name_based_checkpoints(tmp_path):
+    model = keras.Sequential([L.Dense(2, name="dense"), L.Dense(1, name="out")])  # built at its first call
+    model.compile("adam", "mse")
+    estimator = model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    x, y = _data()
+    estimator.train(lambda: tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(4), steps=2)
+    names = estimator.get_variable_names()
+    assert "sequential/dense/kernel" in names and not any(n.startswith("layer_with_weights") for n in names)
+
+
 def test_by_default_a_tf_keras_legacy_optimizer_gets_name_based_checkpoints(tmp_path):
     tf_keras = pytest.importorskip("tf_keras")
     model = tf_keras.Sequential([tf_keras.layers.Dense(1, input_shape=(3,), name="dense")])
