@@ -1,13 +1,16 @@
 """Starts the tests' Python child processes forked from a warm process that has imported TensorFlow once.
 
 A child that imports TensorFlow costs ~5.5 CPU-seconds before its first line; the suite starts well over
-a hundred. `run` and `Popen` take subprocess's arguments for `[sys.executable, script | -c code | -m module,
-*args]` and fork the child from a zygote (one per pytest process and import-time environment) that has
-imported tensorflow, keras and estimators: the child gets its own pid, argv, environment, working
+a hundred. `run` and `popen` take subprocess's arguments for `[sys.executable, script | -c code | -m module,
+*args]` and fork the child from a zygote (one per pytest process and environment) that has imported
+tensorflow and keras: the child gets its own pid, argv, environment, working
 directory, sys.path[0], stdin/stdout/stderr, default signal handlers, and Python's own exit (non-daemon
 threads joined, atexit run, exit status as a plain interpreter's). A zygote serves one environment (TensorFlow
 reads variables when imported), from that environment's third child on; the first two, and anything else
-(other programs or interpreter flags, `input=`, TESTS_LAUNCHER=subprocess), go to subprocess unchanged.
+(other programs or interpreter flags, `input=` or stdin=PIPE, TESTS_LAUNCHER=subprocess), go to subprocess.
+What a forked child cannot show, tests keep plain processes for: a fresh interpreter's start-up (TensorFlow
+not yet imported, its start-up lines, variables a script sets before importing it), its exit, its memory
+peak, and processes that must differ as separate interpreters do (hash seeds: multi-worker clusters).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -41,6 +45,8 @@ _START_TIMEOUT_S = 300
 def _forkable(args: Any, kwargs: dict) -> bool:
     if os.environ.get("TESTS_LAUNCHER") == "subprocess" or not hasattr(os, "fork") or kwargs.get("input"):
         return False
+    if kwargs.get("stdin") == PIPE:
+        return False
     if not isinstance(args, (list, tuple)) or len(args) < 2 or str(args[0]) != sys.executable:
         return False
     first = str(args[1])
@@ -63,10 +69,14 @@ class _Zygote:
                 raise RuntimeError(f"the test launcher's zygote did not start: {open(self._log.name).read()[-2000:]}")
             time.sleep(0.05)
 
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
     def close(self) -> None:
         self._process.kill()
         self._process.wait()
         self._log.close()
+        shutil.rmtree(self._dir, ignore_errors=True)
 
 
 _zygotes: dict[tuple, _Zygote] = {}
@@ -83,6 +93,9 @@ def _zygote(env: dict) -> _Zygote | None:
     key = _key(env)
     with _zygotes_lock:
         _uses[key] = _uses.get(key, 0) + 1
+        if key in _zygotes and not _zygotes[key].alive():
+            _zygotes.pop(key).close()
+            _uses[key] = -(1 << 30)  # a zygote that died: this environment's children start plainly from now on
         if key not in _zygotes:
             if _uses[key] <= _ZYGOTE_AFTER:
                 return None
@@ -90,7 +103,11 @@ def _zygote(env: dict) -> _Zygote | None:
                 atexit.register(lambda: [z.close() for z in _zygotes.values()])
             if len(_zygotes) >= _MAX_ZYGOTES:
                 _zygotes.pop(next(iter(_zygotes))).close()
-            _zygotes[key] = _Zygote(env)
+            try:
+                _zygotes[key] = _Zygote(env)
+            except (OSError, RuntimeError):
+                _uses[key] = -(1 << 30)  # could not start one: plain processes, as without the launcher
+                return None
         _zygotes[key] = _zygotes.pop(key)  # most recently used last
         return _zygotes[key]
 
@@ -255,16 +272,25 @@ def run(args: list, *, capture_output: bool = False, timeout: float | None = Non
 # -- zygote side ---------------------------------------------------------------------------------------------------
 def _serve(path: str) -> None:
     """Imports the preload, then forks a waiter per request (the waiter forks the child and reports its end)."""
-    sys.path.pop(0)  # this file's folder; each child sets sys.path[0] as its own interpreter would
+    sys.path.pop(0)  # this file's folder, not on a child's path
     for module in _PRELOAD:
         __import__(module)
+    sys.path.insert(0, "")  # the place each child fills as its own interpreter would (script folder, '' or cwd)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # waiters are reaped by the kernel
+    parent = os.getppid()
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(64)
+    server.settimeout(5.0)
     open(path + ".ready", "w").close()
     while True:
-        connection, _ = server.accept()
+        try:
+            connection, _ = server.accept()
+        except TimeoutError:
+            if os.getppid() != parent:  # the pytest process is gone (killed): so is the need for a zygote
+                os._exit(0)
+            continue
+        connection.settimeout(None)
         message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
         while not message.endswith(b"\n"):
             message += connection.recv(1 << 20)
@@ -294,6 +320,16 @@ def _wait_for_child(connection: socket.socket, request: dict, fds: list[int]) ->
 
 def _child(request: dict, fds: list[int]) -> None:
     """Becomes `python <argv>` as far as the program can tell, then exits as Python would."""
+    try:
+        _become(request, fds)
+    except BaseException as error:  # noqa: BLE001 - a child that cannot start says why and fails
+        os.write(2, f"launcher: cannot start {request['argv']}: {error!r}\n".encode())
+        os._exit(1)
+    _run(request["argv"], request["cwd"])
+
+
+def _become(request: dict, fds: list[int]) -> None:
+    """The child's signals, stdio, environment, working directory and random state."""
     for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(signum, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -308,7 +344,12 @@ def _child(request: dict, fds: list[int]) -> None:
     if request["env"].get("PYTHONUNBUFFERED"):
         sys.stdout.reconfigure(write_through=True)
         sys.stderr.reconfigure(write_through=True)
-    argv = request["argv"]
+    if "numpy" in sys.modules:  # its global random state is not reseeded at fork (Python's `random` is)
+        sys.modules["numpy"].random.seed()
+
+
+def _run(argv: list[str], cwd: str) -> None:
+    """Runs the program as `python <argv>` would, then ends the process with its exit status."""
     code = 0
     try:
         import runpy
@@ -319,7 +360,7 @@ def _child(request: dict, fds: list[int]) -> None:
             sys.modules["__main__"] = main
             exec(compile(argv[1], "<string>", "exec"), main.__dict__)
         elif argv[0] == "-m":
-            sys.argv, sys.path[0] = [argv[1], *argv[2:]], request["cwd"]
+            sys.argv, sys.path[0] = [argv[1], *argv[2:]], cwd
             runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
         else:
             script = os.path.abspath(argv[0])
@@ -328,6 +369,7 @@ def _child(request: dict, fds: list[int]) -> None:
     except SystemExit as exit_:
         code = _exit_code(exit_.code)
     except KeyboardInterrupt:
+        sys.excepthook(*sys.exc_info())
         _finish()
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)

@@ -30,6 +30,7 @@ import pickle
 import re
 import shutil
 import struct
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -265,7 +266,7 @@ def test_cli_without_tensorflow_installed_says_how_to_install_it(tmp_path):
     shim.mkdir(parents=True)
     (shim / "__init__.py").write_text("raise ImportError('No module named tensorflow (test stand-in)')\n")
     env = dict(os.environ, PYTHONPATH=f"{shim.parent}{os.pathsep}{ROOT}")
-    done = launcher.run([sys.executable, "main.py", f"--model_dir={tmp_path / 'md'}"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "main.py", f"--model_dir={tmp_path / 'md'}"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "needs TensorFlow >= 2.16" in done.stderr and "pip install" in done.stderr
@@ -274,7 +275,7 @@ def test_cli_without_tensorflow_installed_says_how_to_install_it(tmp_path):
 
 def test_cli_usage_error_exits_2_from_a_real_process(tmp_path):
     """The batch helper runs main.run_cli; this checks `python main.py` itself answers the same."""
-    done = launcher.run([sys.executable, "main.py", "--train_steps=0", f"--model_dir={tmp_path / 'md'}"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "main.py", "--train_steps=0", f"--model_dir={tmp_path / 'md'}"], cwd=ROOT,
                           env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"), capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 2 and "Traceback" not in done.stderr

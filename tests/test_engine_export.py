@@ -1,6 +1,7 @@
 """export_saved_model: a complete SavedModel or none, that serves what predict() returns."""
 
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -10,7 +11,6 @@ import tensorflow as tf
 from estimators import RunConfig, TPUEstimator
 from estimators.export import TensorServingInputReceiver
 from tests import engine_models as m
-from tests import launcher
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_export_serves_the_same_predictions_in_a_process_without_the_project(tra
         f"np.save({str(tmp_path / 'served.npy')!r}, out['logits'].numpy())\n"
     )
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH="")
-    launcher.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
     np.testing.assert_allclose(np.load(tmp_path / "served.npy"), expected, rtol=1e-5, atol=1e-6)
 
 

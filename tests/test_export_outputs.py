@@ -2,6 +2,7 @@
 
 import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -11,7 +12,6 @@ import tensorflow as tf
 from estimators.export import ClassificationOutput, PredictOutput, RegressionOutput
 from estimators.export.signatures import build_signatures, export_outputs_for_predict
 from tests import export_cases as cases
-from tests import launcher
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "export_signatures_215.json")
 
@@ -162,7 +162,7 @@ def test_classify_and_regress_signatures_serve_in_tf_alone(tmp_path):
         "         probabilities=predicted['probabilities'].numpy())\n"
     )
     env = dict(os.environ, PYTHONPATH="", TF_CPP_MIN_LOG_LEVEL="2")
-    launcher.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
     out = np.load(tmp_path / "out.npz")
     estimator = api.Estimator(cases.make_model_fn(api, cases._no_heads), model_dir=str(tmp_path / "m"))
     logits = np.stack([p["logits"] for p in estimator.predict(

@@ -1,6 +1,7 @@
 """Serving input receivers: tf.estimator 2.15's validation and wrapping, and every kind served without the project."""
 
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -14,7 +15,6 @@ from estimators.export import (
     build_raw_serving_input_receiver_fn,
 )
 from tests import export_cases as cases
-from tests import launcher
 
 
 @pytest.fixture
@@ -222,7 +222,7 @@ def test_every_kind_of_receiver_serves_predict_s_logits_in_tf_alone(trained, tmp
     lines += ["assert not any(m.split('.')[0] in ('estimators', 'tests') for m in sys.modules)",
               f"np.savez({str(tmp_path / 'served.npz')!r}, **served)"]
     env = dict(os.environ, PYTHONPATH="", TF_CPP_MIN_LOG_LEVEL="2")
-    launcher.run([sys.executable, "-c", "\n".join(lines)], check=True, cwd=str(tmp_path), env=env, timeout=300)
+    subprocess.run([sys.executable, "-c", "\n".join(lines)], check=True, cwd=str(tmp_path), env=env, timeout=300)
     served = np.load(tmp_path / "served.npz")
     assert sorted(served.files) == sorted(KINDS)
     for kind in KINDS:

@@ -7,6 +7,7 @@ tests/reference/keras_model_to_estimator_215.json (make_keras_model_to_estimator
 
 import json
 import os
+import subprocess
 import sys
 
 import keras
@@ -17,7 +18,6 @@ import tensorflow as tf
 from estimators import Estimator, RunConfig, TPUEstimator
 from estimators.export import PredictOutput
 from estimators.keras_model import model_to_estimator, serving_input_receiver_fn
-from tests import launcher
 
 REFERENCE_215 = os.path.join(os.path.dirname(__file__), "reference", "keras_model_to_estimator_215.json")
 BATCH = 16
@@ -130,7 +130,7 @@ def test_export_serves_the_same_predictions_in_a_process_without_the_project(tra
         f"np.save({str(tmp_path / 'served.npy')!r}, out['dense_1'].numpy())\n"
     )
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH="")
-    launcher.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
     np.testing.assert_allclose(np.load(tmp_path / "served.npy"), fitted.predict(x, verbose=0), rtol=1e-5, atol=1e-6)
 
 

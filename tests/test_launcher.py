@@ -32,6 +32,14 @@ def test_a_child_gets_its_argv_environment_cwd_and_exit_status(tmp_path):
     assert done.stdout.strip() == f"['a', 'b'] x {tmp_path} True True"
 
 
+def test_a_child_s_path_is_a_plain_interpreter_s(tmp_path):
+    code = "import json, sys; print(json.dumps(sys.path))"
+    env = dict(_env(), PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT]))
+    forked = launcher.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    plain = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert forked.stdout == plain.stdout
+
+
 def test_an_uncaught_exception_prints_its_traceback_and_exits_1():
     done = launcher.run([sys.executable, "-c", "raise ValueError('boom')"], env=_env(), capture_output=True,
                         text=True, timeout=300)

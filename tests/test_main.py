@@ -12,7 +12,6 @@ from absl import flags
 
 import main
 from input_fns import fashion_mnist
-from tests import launcher
 
 FLAGS = flags.FLAGS
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,7 +77,7 @@ def test_export_serves_raw_uint8_images_like_predict_in_a_clean_process(trained_
         "assert not any(m.split('.')[0] in ('estimators', 'model_fns', 'input_fns') for m in sys.modules)\n"
     )
     env = dict(os.environ, PYTHONPATH="", TF_CPP_MIN_LOG_LEVEL="2")
-    launcher.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=str(tmp_path), env=env, timeout=300)
     served = np.load(tmp_path / "served.npy")
     model = main.model_fns.get_model("cnn")
     from launch.build import build_estimator
@@ -95,7 +94,7 @@ def test_export_serves_raw_uint8_images_like_predict_in_a_clean_process(trained_
 
 def test_export_prints_where_it_wrote_without_lines_a_cli_user_cannot_act_on(trained_cnn, tmp_path):
     """2.15's signature report stays a library INFO log; main.py asks for no TPU graph, so no note on that."""
-    result = launcher.run(
+    result = subprocess.run(
         [sys.executable, "main.py", "--model=cnn", "--mode=export", f"--model_dir={trained_cnn}",
          f"--export_dir={tmp_path / 'export'}", *TINY],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
@@ -155,7 +154,7 @@ def test_missing_dataset_files_are_one_clear_error(tmp_path, monkeypatch):
 
 
 def test_cli_runs_as_a_script(tmp_path):
-    result = launcher.run(
+    result = subprocess.run(
         [sys.executable, "main.py", "--model=cnn", "--mode=train", f"--model_dir={tmp_path}", *TINY],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
     )

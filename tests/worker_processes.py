@@ -10,8 +10,6 @@ import sys
 
 import pytest
 
-from tests import launcher
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -34,7 +32,7 @@ def run_workers(program: str, args: list[str], count: int = 2, timeout: float = 
     for index in range(count):
         tf_config = {"cluster": {"worker": workers}, "task": {"type": "worker", "index": index}}
         env = dict(os.environ, TF_CONFIG=json.dumps(tf_config), PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-        processes.append(launcher.popen([sys.executable, "-c", program, *args], cwd=ROOT, env=env,
+        processes.append(subprocess.Popen([sys.executable, "-c", program, *args], cwd=ROOT, env=env,
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     finished = []
     for process in processes:
