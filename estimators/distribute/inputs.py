@@ -138,29 +138,36 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     shares: the dataset yields (batch, share) (split_host_batches's pieces) and each element ends with
     its share: of a split partial batch, one row's part of it (the weights of 2.15's per-batch mean loss).
     """
-    if not shares:
-        dataset = _with_share(dataset)
-    dims = _batch_dims(dataset.element_spec[0])
+    def unpacked(args: tuple) -> tuple[Any, Any]:
+        """(batch, its share) of one dataset element; a stream without shares counts each batch whole."""
+        return (args[0], args[1]) if shares else (args[0] if len(args) == 1 else args, 1.0)
+
+    def packed(element: Any, mask: tf.Tensor, share: Any) -> tuple:
+        return (element, mask, share) if shares else (element, mask)
+
+    dims = _batch_dims(dataset.element_spec[0] if shares else dataset.element_spec)
     if any_layout and static and any(d is not None and d != batch_size for d in dims):
-        stream = _whole_batches_stream(dataset.map(lambda element, share: element), batch_size)
+        stream = _whole_batches_stream(dataset.map(lambda element, share: element) if shares else dataset, batch_size)
         return stream.map(lambda element, mask: (element, mask, tf.cast(tf.reduce_any(mask), tf.float32)))\
             if shares else stream
     if static and any(d is not None and d > batch_size for d in dims):
         raise ValueError(f"input_fn's batches have {dims} rows, more than params['batch_size']={batch_size}.")
 
-    def add_mask(element, share):
+    def add_mask(*args):
+        element, share = unpacked(args)
         rows = _rows(element)
         if not static:
-            return element, tf.ones([rows], tf.bool), share
+            return packed(element, tf.ones([rows], tf.bool), share)
         padded = tf.nest.map_structure(lambda t: _pad_rows(t, batch_size), element)
-        return padded, tf.range(batch_size, dtype=tf.int64) < rows, share
+        return packed(padded, tf.range(batch_size, dtype=tf.int64) < rows, share)
 
-    def one_row_batches(element, share):
+    def one_row_batches(*args):
+        element, share = unpacked(args)
         rows = _rows(element)
-        full = tf.data.Dataset.from_tensors((element, share)).map(add_mask)
+        full = tf.data.Dataset.from_tensors(args if shares else element).map(add_mask)
         row_share = share / tf.cast(rows, tf.float32)
         singles = tf.data.Dataset.from_tensor_slices(element).map(
-            lambda *row: (
+            lambda *row: packed(
                 tf.nest.map_structure(lambda t: _repeat_rows(t, batch_size), row[0] if len(row) == 1 else row),
                 tf.range(batch_size) < 1,
                 row_share,
@@ -174,9 +181,8 @@ def masked_stream(dataset: tf.data.Dataset, batch_size: int, static: bool, split
     # step until all have run out (the loop stops at the first step without a real row).
     padding_rows = batch_size if static else 0
     padding = tf.nest.map_structure(lambda s: _empty_like(s, padding_rows), stream.element_spec[0])
-    stream = stream.concatenate(
-        tf.data.Dataset.from_tensors((padding, tf.zeros([padding_rows], tf.bool), 0.0)).repeat())
-    return stream if shares else stream.map(lambda element, mask, share: (element, mask))
+    return stream.concatenate(
+        tf.data.Dataset.from_tensors(packed(padding, tf.zeros([padding_rows], tf.bool), 0.0)).repeat())
 
 
 def whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:
@@ -210,7 +216,8 @@ def split_host_batches(dataset: tf.data.Dataset, per_replica: int, replicas: int
     def reshaped(element):
         sliced = tf.data.Dataset.from_tensor_slices(tf.nest.map_structure(
             lambda t: tf.reshape(t, tf.concat([[replicas, per_replica], tf.shape(t)[1:]], 0)), element))
-        return sliced.map(lambda *piece: (piece[0] if len(piece) == 1 else piece, 1.0 / replicas))
+        return sliced.map(lambda *piece: (piece[0] if len(piece) == 1 else piece, 1.0 / replicas)) if shares \
+            else sliced
 
     def sliced(element):
         rows = _rows(element)
@@ -219,14 +226,13 @@ def split_host_batches(dataset: tf.data.Dataset, per_replica: int, replicas: int
         def piece(i):
             start = i * per_replica
             end = tf.minimum(start + per_replica, rows)
-            return (tf.nest.map_structure(lambda t: t[start:end], element),
-                    tf.cast(end - start, tf.float32) / tf.cast(rows, tf.float32))
+            part = tf.nest.map_structure(lambda t: t[start:end], element)
+            return (part, tf.cast(end - start, tf.float32) / tf.cast(rows, tf.float32)) if shares else part
 
         return tf.data.Dataset.range(count).map(piece)
 
     pieces = reshaped if all(d == host_batch for d in dims) else sliced
-    split = dataset.flat_map(lambda *element: pieces(element[0] if len(element) == 1 else element))
-    return split if shares else split.map(lambda piece, share: piece)
+    return dataset.flat_map(lambda *element: pieces(element[0] if len(element) == 1 else element))
 
 
 def take_in_turn(datasets: list[tf.data.Dataset]) -> tf.data.Dataset:
