@@ -13,7 +13,8 @@ import tensorflow as tf
 
 from estimators import RunConfig, TPUConfig, TPUEstimator
 from estimators import estimator as engine
-from estimators.runtime.collection import Held, free_in_background
+from estimators.runtime import collection
+from estimators.runtime.collection import Held, free_in_background, safe_point
 from tests import engine_models as m
 
 
@@ -105,3 +106,48 @@ def test_a_dead_estimators_train_stream_is_freed_in_the_background(tmp_path, eig
     result = _estimator(tmp_path / "second", eight_replicas).evaluate(m.eval_input_fn(x, y), steps=1)
     assert freed.wait(2) == ["estimators-iterator-reaper"] * 2
     assert np.isfinite(result["loss"])
+
+
+class _Clock:
+    """A monotonic clock the test moves; a fake gc.collect that takes `cost` seconds of it."""
+
+    def __init__(self, cost: float) -> None:
+        self.now, self.cost, self.collections = 1000.0, cost, 0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def collect(self) -> int:
+        self.collections += 1
+        self.now += self.cost
+        return 0
+
+
+def _fake_collector(monkeypatch, cost: float) -> _Clock:
+    clock = _Clock(cost)
+    monkeypatch.setattr(collection.time, "monotonic", clock.monotonic)
+    monkeypatch.setattr(collection.gc, "collect", clock.collect)
+    monkeypatch.setattr(collection, "_last_collection", {"end": float("-inf"), "cost": 0.0})
+    monkeypatch.setattr(collection, "_held", weakref.WeakSet())  # earlier tests' iterators are not this test's
+    return clock
+
+
+def test_engine_calls_collect_at_most_once_per_twenty_times_a_collections_cost(monkeypatch):
+    clock = _fake_collector(monkeypatch, cost=0.5)
+    held = Held(object())
+    for _ in range(3):  # three engine calls in a row: the first collects, the next two are within 20 x 0.5 s
+        with safe_point(collect_first=True):
+            clock.now += 1.0
+    assert clock.collections == 1
+    clock.now += 8.0  # 10 s since the collection ended
+    with safe_point(collect_first=True):
+        pass
+    assert clock.collections == 2
+    held.value = None
+
+
+def test_no_collection_when_no_engine_iterator_is_held(monkeypatch):
+    clock = _fake_collector(monkeypatch, cost=0.5)
+    with safe_point(collect_first=True):
+        pass
+    assert clock.collections == 0
