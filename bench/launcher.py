@@ -16,6 +16,9 @@ import time
 from bench.plan import Job
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# How a child is started: subprocess.run's signature. The tests point it at tests.launcher.run, which forks
+# children from an interpreter that imported TensorFlow already (their start-up times then mean nothing).
+run_process = subprocess.run
 
 
 def child_env() -> dict[str, str]:
@@ -38,7 +41,7 @@ def run_child(args: list[str], job: dict, timeout_s: float) -> dict:
         out = os.path.join(tmp, "result.json")
         spawn_time = time.time()
         try:
-            proc = subprocess.run([sys.executable, *args, "--out", out, "--spawn_time", repr(spawn_time)], cwd=ROOT,
+            proc = run_process([sys.executable, *args, "--out", out, "--spawn_time", repr(spawn_time)], cwd=ROOT,
                                   env=child_env(), capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             return {"job": job, "ok": False, "error": f"timed out after {timeout_s:.0f} s"}

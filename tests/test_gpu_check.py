@@ -19,9 +19,12 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 def _run_children(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     """gpu_check's parent in this process (TensorFlow is already started here), its runs in child processes as
-    always, which see no GPU: (exit status, stdout). The parent's own GPU check is test_without_a_gpu_...'s."""
+    always (forked from a warm interpreter), which see no GPU: (exit status, stdout). The parent's own GPU check
+    is test_without_a_gpu_...'s."""
     from bench import gpu_check
+    from bench import launcher as bench_launcher
 
+    monkeypatch.setattr(bench_launcher, "run_process", launcher.run)
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
     code = gpu_check.main(list(args))
