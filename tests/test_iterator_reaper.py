@@ -127,7 +127,7 @@ def _fake_collector(monkeypatch, cost: float) -> _Clock:
     clock = _Clock(cost)
     monkeypatch.setattr(collection.time, "monotonic", clock.monotonic)
     monkeypatch.setattr(collection.gc, "collect", clock.collect)
-    monkeypatch.setattr(collection, "_last_collection", {"end": float("-inf"), "cost": 0.0})
+    monkeypatch.setattr(collection, "_last_collection", {"end": float("-inf"), "cost": 0.0, "held": 0})
     monkeypatch.setattr(collection, "_held", weakref.WeakSet())  # earlier tests' iterators are not this test's
     return clock
 
@@ -151,3 +151,21 @@ def test_no_collection_when_no_engine_iterator_is_held(monkeypatch):
     with safe_point(collect_first=True):
         pass
     assert clock.collections == 0
+
+
+def test_four_more_held_iterators_make_a_collection_due_however_recent_the_last(monkeypatch):
+    clock = _fake_collector(monkeypatch, cost=100.0)  # by time alone, none due for 2,000 s
+    held = [Held(object())]
+    with safe_point(collect_first=True):
+        pass
+    assert clock.collections == 1
+    held += [Held(object()) for _ in range(3)]
+    with safe_point(collect_first=True):
+        pass
+    assert clock.collections == 1  # three more than the collection left
+    held.append(Held(object()))
+    with safe_point(collect_first=True):
+        pass
+    assert clock.collections == 2
+    for each in held:
+        each.value = None

@@ -96,26 +96,35 @@ def safe_point(collect_first: bool = False) -> Iterator[None]:
 
 
 # A full collection's cost grows with the objects a process holds: 0.3 s a call in a test process, a sixth of
-# its time when every engine call collected. One is due only after COLLECT_SPACING times the last one's cost
-# has passed since it ended, so at most ~5% of the time goes to it; a program's first engine call, and calls
-# minutes apart (train_and_evaluate's evaluations), always collect.
+# its time when every engine call collected. One is due once COLLECT_SPACING times the last one's cost has
+# passed since it ended (at most ~5% of the time goes to it; a program's first engine call, and calls minutes
+# apart such as train_and_evaluate's evaluations, always collect), or once COLLECT_AFTER_NEW_ITERATORS more
+# iterators are held than the last one left (a quick sweep of short-lived estimators keeps only a few).
 COLLECT_SPACING = 20.0
-_last_collection = {"end": float("-inf"), "cost": 0.0}
+COLLECT_AFTER_NEW_ITERATORS = 4
+_last_collection = {"end": float("-inf"), "cost": 0.0, "held": 0}
+
+
+def _held_count() -> int:
+    return sum(held.value is not None for held in list(_held))
 
 
 def _collection_due() -> bool:
-    """Whether collecting now could free an engine iterator and its cost is within the budget above."""
-    if not gc.isenabled() or not any(held.value is not None for held in list(_held)):
+    """Whether collecting now could free an engine iterator and is within the budget above."""
+    held = _held_count()
+    if not gc.isenabled() or not held:
         return False  # the program turned collection off, or no iterator is held for a collection to hand back
-    since = time.monotonic() - _last_collection["end"]
-    return since >= COLLECT_SPACING * _last_collection["cost"]
+    if held - _last_collection["held"] >= COLLECT_AFTER_NEW_ITERATORS:
+        return True
+    return time.monotonic() - _last_collection["end"] >= COLLECT_SPACING * _last_collection["cost"]
 
 
 def _collect() -> None:
     start = time.monotonic()
     gc.collect()
     end = time.monotonic()
-    _last_collection.update(end=end, cost=end - start)
+    release_kept()  # what the collection found dead no longer counts as held
+    _last_collection.update(end=end, cost=end - start, held=_held_count())
 
 
 def _at_exit() -> None:
