@@ -42,7 +42,7 @@ def run_child(args: list[str], job: dict, timeout_s: float) -> dict:
         spawn_time = time.time()
         try:
             proc = run_process([sys.executable, *args, "--out", out, "--spawn_time", repr(spawn_time)], cwd=ROOT,
-                                  env=child_env(), capture_output=True, text=True, timeout=timeout_s)
+                               env=child_env(), capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             return {"job": job, "ok": False, "error": f"timed out after {timeout_s:.0f} s"}
         wall = time.time() - spawn_time

@@ -41,7 +41,7 @@ from estimators.graph import predict as graph_predict
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig, TaskType, with_session_config
-from estimators.runtime.collection import Held, free_in_background, safe_point
+from estimators.runtime.collection import Held, free_in_background, safe_point, track
 from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
@@ -176,6 +176,7 @@ class Estimator:
                 self._strategies[ModeKeys.TRAIN] = workers
         self._checkpointer = Checkpointer(self._model_dir, config.keep_checkpoint_max)
         self._runtimes: dict[int, Runtime] = {}
+        track(self)  # counted until freed: engine calls collect garbage when enough have died (runtime/collection)
         self._train_input = TrainInput(self)
         self._stop = StopRequest()
         self._input_position_variable: tf.Variable | None = None

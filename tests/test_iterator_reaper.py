@@ -109,12 +109,12 @@ def test_a_dead_estimators_train_stream_is_freed_in_the_background(tmp_path, eig
 
 
 class _Clock:
-    """A monotonic clock the test moves; a fake gc.collect that takes `cost` seconds of it."""
+    """A clock the test moves, and a fake full collection that takes `cost` seconds of it (wall and CPU)."""
 
     def __init__(self, cost: float) -> None:
         self.now, self.cost, self.collections = 1000.0, cost, 0
 
-    def monotonic(self) -> float:
+    def time(self) -> float:
         return self.now
 
     def collect(self) -> int:
@@ -123,49 +123,85 @@ class _Clock:
         return 0
 
 
+class _Engine:
+    """Stands in for an estimator: counted by collection.track until freed."""
+
+    def __init__(self) -> None:
+        collection.track(self)
+
+
 def _fake_collector(monkeypatch, cost: float) -> _Clock:
     clock = _Clock(cost)
-    monkeypatch.setattr(collection.time, "monotonic", clock.monotonic)
-    monkeypatch.setattr(collection.gc, "collect", clock.collect)
-    monkeypatch.setattr(collection, "_last_collection", {"end": float("-inf"), "cost": 0.0, "held": 0})
-    monkeypatch.setattr(collection, "_held", weakref.WeakSet())  # earlier tests' iterators are not this test's
+    monkeypatch.setattr(collection, "_clock", clock.time)
+    monkeypatch.setattr(collection, "_cpu_clock", clock.time)
+    monkeypatch.setattr(collection, "_full_collection", clock.collect)
+    monkeypatch.setattr(collection, "_last_collection", {"end": float("-inf"), "cost": 0.0, "engines": 0})
+    monkeypatch.setattr(collection, "_engines", weakref.WeakSet())  # earlier tests' estimators are not counted
     return clock
 
 
-def test_engine_calls_collect_at_most_once_per_twenty_times_a_collections_cost(monkeypatch):
+def _engine_call() -> None:
+    with safe_point(collect_first=True):
+        pass
+
+
+def test_the_first_engine_call_collects_and_the_next_only_twenty_times_its_cost_later(monkeypatch):
     clock = _fake_collector(monkeypatch, cost=0.5)
-    held = Held(object())
-    for _ in range(3):  # three engine calls in a row: the first collects, the next two are within 20 x 0.5 s
-        with safe_point(collect_first=True):
-            clock.now += 1.0
+    _engine_call()
     assert clock.collections == 1
-    clock.now += 8.0  # 10 s since the collection ended
-    with safe_point(collect_first=True):
-        pass
+    clock.now += 9.9  # 9.9 s since the collection ended: 20 x 0.5 s not yet passed
+    _engine_call()
+    assert clock.collections == 1
+    clock.now += 0.1
+    _engine_call()
     assert clock.collections == 2
-    held.value = None
 
 
-def test_no_collection_when_no_engine_iterator_is_held(monkeypatch):
+def test_a_slow_collection_counts_as_at_most_one_second(monkeypatch):
+    clock = _fake_collector(monkeypatch, cost=100.0)  # a finalizer that waited, say
+    _engine_call()
+    clock.now += 20.0
+    _engine_call()
+    assert clock.collections == 2
+
+
+def test_four_more_estimators_than_the_last_collection_left_make_one_due_at_once(monkeypatch):
     clock = _fake_collector(monkeypatch, cost=0.5)
-    with safe_point(collect_first=True):
-        pass
+    engines = [_Engine()]
+    _engine_call()
+    engines += [_Engine() for _ in range(3)]
+    _engine_call()
+    assert clock.collections == 1  # three more than the collection left, 0 s later
+    engines.append(_Engine())
+    _engine_call()
+    assert clock.collections == 2
+
+
+def test_estimators_freed_without_a_collection_lower_the_count_to_grow_from(monkeypatch):
+    clock = _fake_collector(monkeypatch, cost=0.5)
+    engines = [_Engine() for _ in range(3)]
+    _engine_call()
+    del engines[:]  # freed by refcounting
+    _engine_call()
+    engines += [_Engine() for _ in range(4)]
+    _engine_call()
+    assert clock.collections == 2
+
+
+def test_no_collection_when_the_program_turned_automatic_collection_off(monkeypatch):
+    clock = _fake_collector(monkeypatch, cost=0.5)
+    monkeypatch.setattr(collection.gc, "isenabled", lambda: False)
+    _engine_call()
     assert clock.collections == 0
 
 
-def test_four_more_held_iterators_make_a_collection_due_however_recent_the_last(monkeypatch):
-    clock = _fake_collector(monkeypatch, cost=100.0)  # by time alone, none due for 2,000 s
-    held = [Held(object())]
-    with safe_point(collect_first=True):
-        pass
-    assert clock.collections == 1
-    held += [Held(object()) for _ in range(3)]
-    with safe_point(collect_first=True):
-        pass
-    assert clock.collections == 1  # three more than the collection left
-    held.append(Held(object()))
-    with safe_point(collect_first=True):
-        pass
-    assert clock.collections == 2
-    for each in held:
-        each.value = None
+def test_a_dead_estimators_train_stream_is_freed_by_the_next_engine_call_without_a_collection_by_hand(
+        tmp_path, eight_replicas, monkeypatch):
+    freed = _watching_iterators(monkeypatch)
+    x, y = m.dataset(48)
+    estimator = _estimator(tmp_path / "first", eight_replicas)
+    estimator.train(m.train_input_fn(x, y), max_steps=2)
+    del estimator  # cyclic garbage: only a collection finds it
+    monkeypatch.setattr(collection, "_last_collection", {"end": float("-inf"), "cost": 0.0, "engines": 0})
+    _estimator(tmp_path / "second", eight_replicas).evaluate(m.eval_input_fn(x, y), steps=1)
+    assert freed.wait(2) == ["estimators-iterator-reaper"] * 2

@@ -66,8 +66,12 @@ def keep_until_safe(held: Held) -> None:
 
 def release_kept() -> None:
     """Frees the values keep_until_safe kept, in the background."""
-    while _kept:
-        free_in_background(_kept.pop())
+    while True:
+        try:
+            held = _kept.pop()
+        except IndexError:  # empty, or another thread took the last one
+            return
+        free_in_background(held)
 
 
 def free_in_background(held: Held) -> None:
@@ -95,36 +99,43 @@ def safe_point(collect_first: bool = False) -> Iterator[None]:
     yield
 
 
-# A full collection's cost grows with the objects a process holds: 0.3 s a call in a test process, a sixth of
-# its time when every engine call collected. One is due once COLLECT_SPACING times the last one's cost has
-# passed since it ended (at most ~5% of the time goes to it; a program's first engine call, and calls minutes
-# apart such as train_and_evaluate's evaluations, always collect), or once COLLECT_AFTER_NEW_ITERATORS more
-# iterators are held than the last one left (a quick sweep of short-lived estimators keeps only a few).
+# A full collection's cost grows with the objects a process holds: 0.3 s a call in a test process, where
+# collecting at every engine call took a sixth of the time. One is due when either
+# - COLLECT_SPACING times the last one's cost (its CPU time in this thread, at most MAX_COST_S: a finalizer
+#   that waits does not count) has passed since it ended: at most ~5% of the time; a program's first engine
+#   call, and calls minutes apart such as train_and_evaluate's evaluations, always collect; or
+# - COLLECT_AFTER_NEW_ENGINES more estimators are alive or awaiting collection than the last one left: a sweep
+#   of short-lived estimators holds at most a few dead ones' iterators, variables and device memory.
 COLLECT_SPACING = 20.0
-COLLECT_AFTER_NEW_ITERATORS = 4
-_last_collection = {"end": float("-inf"), "cost": 0.0, "held": 0}
+MAX_COST_S = 1.0
+COLLECT_AFTER_NEW_ENGINES = 4
+_engines: weakref.WeakSet = weakref.WeakSet()  # every estimator not yet freed (dead ones until a collection)
+_last_collection = {"end": float("-inf"), "cost": 0.0, "engines": 0}
+_clock, _cpu_clock, _full_collection = time.monotonic, time.thread_time, gc.collect  # the tests' seams
 
 
-def _held_count() -> int:
-    return sum(held.value is not None for held in list(_held))
+def track(engine: object) -> None:
+    """Counts `engine` (an estimator) until it is freed, for `_collection_due`."""
+    _engines.add(engine)
 
 
 def _collection_due() -> bool:
-    """Whether collecting now could free an engine iterator and is within the budget above."""
-    held = _held_count()
-    if not gc.isenabled() or not held:
-        return False  # the program turned collection off, or no iterator is held for a collection to hand back
-    if held - _last_collection["held"] >= COLLECT_AFTER_NEW_ITERATORS:
+    """Whether the program collects garbage automatically and a collection is due by the rules above."""
+    if not gc.isenabled():
+        return False
+    engines = len(_engines)  # len, not iteration: other threads may add meanwhile
+    last = _last_collection
+    last["engines"] = min(last["engines"], engines)  # some were freed without a collection: count from there
+    if engines - last["engines"] >= COLLECT_AFTER_NEW_ENGINES:
         return True
-    return time.monotonic() - _last_collection["end"] >= COLLECT_SPACING * _last_collection["cost"]
+    return _clock() - last["end"] >= COLLECT_SPACING * last["cost"]
 
 
 def _collect() -> None:
-    start = time.monotonic()
-    gc.collect()
-    end = time.monotonic()
-    release_kept()  # what the collection found dead no longer counts as held
-    _last_collection.update(end=end, cost=end - start, held=_held_count())
+    cpu = _cpu_clock()
+    _full_collection()
+    cost = min(_cpu_clock() - cpu, MAX_COST_S)
+    _last_collection.update(end=_clock(), cost=cost, engines=len(_engines))
 
 
 def _at_exit() -> None:
