@@ -77,6 +77,21 @@ def test_optimizer_state_resumes_from_object_checkpoints_with_2_15s_keys_and_los
     assert (result["global_step"], result["loss"]) == (3, pytest.approx(REFERENCE[case]["loss"], rel=1e-5))
 
 
+@pytest.mark.parametrize("checkpoint_format", ["checkpoint", "saver"])
+def test_a_nadam_model_warm_starts_from_its_weights_and_resumes_as_if_never_stopped(tmp_path, checkpoint_format):
+    # Keras 3's Nadam keeps u_product in a trainable variable of its own. It is no model weight, so the warm
+    # start from model_dir/keras (the model's weights) must not ask for it: TF1's TRAINABLE_VARIABLES never held
+    # an optimizer's variables. The resume must restore it with the slots.
+    split = _trained(_two_dense("nadam"), tmp_path / "split", checkpoint_format=checkpoint_format)
+    split.train(_input_fn("dense_input"), steps=1)
+    whole = model_to_estimator(keras_model=_two_dense("nadam"), model_dir=str(tmp_path / "whole"),
+                               checkpoint_format=checkpoint_format)
+    whole.train(_input_fn("dense_input"), steps=3)
+    for name in ("dense/kernel", "out/kernel", "out/bias"):
+        np.testing.assert_allclose(split.get_variable_value(name), whole.get_variable_value(name), rtol=1e-6)
+    assert not np.allclose(split.get_variable_value("dense/kernel"), 1.0)  # it trained
+
+
 def test_multi_head_attention_sublayers_are_keyed_by_their_private_attributes_as_in_2_15(tmp_path):
     inputs = keras.Input((4, 2), name="x")
     attention = L.MultiHeadAttention(2, 3, name="mha", kernel_initializer="ones")(inputs, inputs)
