@@ -41,7 +41,6 @@ from estimators.graph import predict as graph_predict
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig, TaskType, with_session_config
-from estimators.runtime import variable_store
 from estimators.runtime.collection import Held, free_in_background, safe_point, track
 from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.predictions import split_predictions
@@ -394,9 +393,7 @@ class Estimator:
 
     def _warm_start_from(self, runtime: Runtime) -> None:
         """tf.estimator's warm start: the selected variables from another checkpoint, the rest as initialised."""
-        # TF1's TRAINABLE_VARIABLES: the model's (an optimizer's own state, such as Keras 3 Nadam's trainable
-        # u_product, never was)
-        trainable = {e.name for e in runtime.store.entries() if e.trainable and e.kind == variable_store.MODEL}
+        trainable = {e.name for e in runtime.store.entries() if e.tf1_trainable}
         path, assignments = warm_start.plan(self._warm_start, runtime.saved_variables(), trainable)
         self._checkpointer.restore(path, assignments)
         logging.info("Warm-started %d variables from %s.", len(assignments), path)

@@ -51,6 +51,12 @@ class StoredVariable:
     def shape(self) -> tuple:
         return tuple(self.variable.shape.as_list())
 
+    @property
+    def tf1_trainable(self) -> bool:
+        """In TF1's TRAINABLE_VARIABLES: a model's trainable variable. An optimizer's never was, whatever its flag
+        (Keras 3's Nadam keeps u_product in a trainable variable)."""
+        return self.trainable and self.kind == MODEL
+
 
 def _requested_shape(kwargs: dict) -> tuple | None:
     shape = kwargs.get("shape")
@@ -179,7 +185,7 @@ class VariableStore:
         if stored.kind == LOCAL:
             return requested or [_KEYS.LOCAL_VARIABLES]
         keys = requested or [_KEYS.GLOBAL_VARIABLES]
-        if stored.trainable and stored.kind == MODEL:
+        if stored.tf1_trainable:
             keys += [_KEYS.TRAINABLE_VARIABLES]
         return keys
 
