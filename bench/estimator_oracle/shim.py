@@ -20,14 +20,11 @@ tests import. Afterwards:
   `training._TrainingExecutor`, `tpu.util.parse_iterations_per_loop`): if our counterpart module
   (COUNTERPARTS) defines the same name, that object; FALLBACK_USED records each one.
 
-* Third, ALIASES: a non-public 2.15 class of key constants that we keep as a module of the same constants
-  under another name (`canned.prediction_keys.PredictionKeys` -> `estimators.canned.heads.keys`, whose
-  LOGITS, CLASSES, PROBABILITIES, ... are 2.15's strings): the module itself, so `PredictionKeys.X` reads our X.
-
-A name we lack by all three routes (`estimator._load_global_step_from_checkpoint_dir`,
-`export_lib.build_all_signature_defs`, the canned estimators) is simply missing: the test that uses
-it fails. Nothing here implements anything. The one exception is test-only helpers shipped inside
-2.15's package (hooks/fake_summary_writer.py): they load from the copied upstream file, unchanged.
+A name we lack by both routes (`estimator._load_global_step_from_checkpoint_dir`,
+`export_lib.build_all_signature_defs`) is simply missing: the test that uses it fails. Nothing here
+implements anything. The one exception is test-only helpers shipped inside 2.15's package
+(hooks/fake_summary_writer.py, canned/dnn_testing_utils.py, canned/linear_testing_utils.py,
+head/head_utils.py): they load from the copied upstream files, unchanged.
 """
 
 from __future__ import annotations
@@ -51,8 +48,9 @@ with open(os.path.join(HERE, "api_map_215.json")) as _f:
 
 # Test-only helpers that 2.15 ships inside its package: loaded from the byte-identical copy.
 TEST_HELPERS = {
-    f"{EST}.hooks.fake_summary_writer": os.path.join(
-        UPSTREAM, "tensorflow_estimator", "python", "estimator", "hooks", "fake_summary_writer.py"),
+    f"{EST}.{name}": os.path.join(UPSTREAM, "tensorflow_estimator", "python", "estimator", *name.split(".")) + ".py"
+    for name in ("hooks.fake_summary_writer", "canned.dnn_testing_utils", "canned.linear_testing_utils",
+                 "head.head_utils")
 }
 
 # 2.15 module (under tensorflow_estimator.python.estimator.) -> our modules holding its counterparts.
@@ -82,14 +80,24 @@ COUNTERPARTS = {
     "tpu.tpu_config": ["estimators.run_config"],
     "tpu.util": ["estimators.run_config"],
     "tpu.tpu_context": ["estimators.compat.tpu_context"],
+    "canned.baseline": ["estimators.canned.baseline"],
+    "canned.dnn": ["estimators.canned.dnn"],
+    "canned.linear": ["estimators.canned.linear"],
+    "canned.dnn_linear_combined": ["estimators.canned.dnn_linear_combined"],
+    "canned.optimizers": ["estimators.canned.optimizers"],
+    "canned.parsing_utils": ["estimators.canned.parsing"],
+    "canned.metric_keys": ["estimators.canned.metric_keys"],
+    "canned.prediction_keys": ["estimators.canned.prediction_keys"],
+    "head.base_head": ["estimators.canned.heads.base"],
+    "head.binary_class_head": ["estimators.canned.heads.binary"],
+    "head.multi_class_head": ["estimators.canned.heads.multi_class"],
+    "head.regression_head": ["estimators.canned.heads.regression"],
+    "head.multi_label_head": ["estimators.canned.heads.multi_label"],
+    "head.multi_head": ["estimators.canned.heads.multi_head"],
 }
 # Names 2.15 exported under another API root than tf.estimator, with the public name a port uses.
 OTHER_ROOTS = {
     "keras_lib": {"model_to_estimator": "v2.estimator.model_to_estimator"},  # tf.keras.estimator.*
-}
-# Non-public 2.15 names (module -> name -> our module) held by us as a module of the same constants.
-ALIASES = {
-    "canned.prediction_keys": {"PredictionKeys": "estimators.canned.heads.keys"},
 }
 FALLBACK_USED: dict[str, str] = {}  # "module.name" -> our object's "module.name"
 
@@ -174,15 +182,16 @@ class _Loader(importlib.abc.Loader):
                 if hasattr(module, attr):
                     continue
                 for ours in COUNTERPARTS.get(short, []):
-                    obj = getattr(importlib.import_module(ours), attr, _MISSING)
+                    try:
+                        obj = getattr(importlib.import_module(ours), attr, _MISSING)
+                    except ModuleNotFoundError as err:  # a counterpart module we do not have (yet)
+                        if err.name != ours:
+                            raise
+                        continue
                     if obj is not _MISSING and not isinstance(obj, types.ModuleType):
                         setattr(module, attr, obj)
                         FALLBACK_USED[f"{short}.{attr}"] = f"{ours}.{attr}"
                         break
-            for attr, ours in ALIASES.get(short, {}).items():
-                if not hasattr(module, attr):
-                    setattr(module, attr, importlib.import_module(ours))
-                    FALLBACK_USED[f"{short}.{attr}"] = ours
         if name == PREFIX:
             module.estimator = V1_TREE  # 2.15's top-level package is the v1 API
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import tensorflow as tf
+
 from estimators.canned import optimizers
 from estimators.canned.estimator_base import CannedEstimator
+from estimators.canned.feature_columns import batch_size_of
 from estimators.canned.head_choice import checked_head, classifier_head, regressor_head
 from estimators.canned.heads import Head
 from estimators.canned.heads.keys import SUM_OVER_BATCH_SIZE
-from estimators.canned.models import baseline_logits
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 
@@ -33,6 +35,14 @@ def baseline_model_fn(head: Head, optimizer: Any) -> Callable:
                                           trainable_variables=variables)
     return model_fn
 
+
+
+def baseline_logits(features: dict, units: int) -> tuple[tf.Tensor, list]:
+    """(logits, [bias]): the same learned bias for every example, `baseline/bias`."""
+    with tf.compat.v1.variable_scope("baseline"):
+        bias = tf.compat.v1.get_variable("bias", [units], tf.float32, tf.compat.v1.zeros_initializer())
+    logits = bias * tf.ones(tf.stack([batch_size_of(features), units]))
+    return logits, [bias]
 
 class BaselineEstimator(CannedEstimator):
     """A baseline with any head (2.15: tf.estimator.BaselineEstimator)."""

@@ -9,13 +9,13 @@ from typing import Any
 import tensorflow as tf
 
 from estimators.canned import optimizers, summaries
+from estimators.canned.dnn import dnn_logits
 from estimators.canned.estimator_base import CannedEstimator
 from estimators.canned.feature_columns import checked_columns
 from estimators.canned.head_choice import checked_head, classifier_head, regressor_head
 from estimators.canned.heads import Head
 from estimators.canned.heads.keys import SUM_OVER_BATCH_SIZE
-from estimators.canned.linear import default_learning_rate
-from estimators.canned.models import dnn_logits, linear_logits
+from estimators.canned.linear import default_learning_rate, linear_logits
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 

@@ -6,13 +6,14 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from estimators.canned import optimizers
+import tensorflow as tf
+
+from estimators.canned import optimizers, summaries
 from estimators.canned.estimator_base import CannedEstimator
 from estimators.canned.feature_columns import checked_columns
 from estimators.canned.head_choice import checked_head, classifier_head, regressor_head
 from estimators.canned.heads import Head
 from estimators.canned.heads.keys import SUM_OVER_BATCH_SIZE
-from estimators.canned.models import linear_logits
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig
 
@@ -42,6 +43,23 @@ def linear_model_fn(head: Head, feature_columns: tuple, optimizer: Any, sparse_c
                                           trainable_variables=variables)
     return model_fn
 
+
+
+def linear_logits(features: dict, units: int, feature_columns: tuple,
+                  sparse_combiner: str = "sum") -> tuple[tf.Tensor, list]:
+    """(logits, trainable variables) of a linear model under scope `linear`, each column's weights zero at first."""
+    if sparse_combiner not in ("sum", "mean", "sqrtn"):
+        raise ValueError(f"sparse_combiner must be one of 'sum', 'mean', 'sqrtn', got {sparse_combiner!r}.")
+    with tf.compat.v1.variable_scope("linear") as scope:
+        columns_to_variables: dict = {}
+        logits = tf.compat.v1.feature_column.linear_model(
+            features=dict(features), feature_columns=list(feature_columns), units=units,
+            sparse_combiner=sparse_combiner, cols_to_vars=columns_to_variables)
+        variables = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/")
+    bias = columns_to_variables.pop("bias")
+    weights = [w for column_vars in columns_to_variables.values() for w in column_vars]
+    summaries.linear_weights_summary(bias[0] if isinstance(bias, list) else bias, weights)
+    return logits, variables
 
 class LinearEstimator(CannedEstimator):
     """A linear model with any head (2.15: tf.estimator.LinearEstimator)."""
