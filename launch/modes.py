@@ -91,6 +91,10 @@ def train_then_evaluate(run: Run) -> dict:
     eval_spec = EvalSpec(run.input_fn("eval"), steps=run.settings.eval_steps, throttle_secs=0)  # every checkpoint
     with expecting("evaluate", run.evaluation_batches()):
         result, _ = train_and_evaluate(run.estimator, train_spec, eval_spec)
+    if result is None:  # model_dir was already trained to --train_steps: train_and_evaluate (2.15's) evaluates nothing
+        logging.info("Training already reached global step %s (--train_steps=%s): evaluating the final checkpoint.",
+                     run.estimator.get_variable_value("global_step"), run.settings.train_steps)
+        return evaluate(run)
     if run.settings.plot:
         _plot_confusion(run, result)
     return result

@@ -127,6 +127,15 @@ def test_train_and_evaluate_mode_with_resnet(tmp_path, capsys):
     assert "train_and_evaluate: {'accuracy':" in out and "'global_step': 2" in out
 
 
+def test_train_and_evaluate_again_after_training_finished_evaluates_the_final_checkpoint(trained_cnn, capsys):
+    """A Colab cell re-run once --train_steps is reached: nothing left to train, the final checkpoint evaluated."""
+    capsys.readouterr()
+    run_main("--model=cnn", "--mode=train_and_evaluate", f"--model_dir={trained_cnn}", "--eval_steps=1", *TINY)
+    out = capsys.readouterr().out
+    assert "train_and_evaluate: {'accuracy':" in out and "'global_step': 2" in out
+    assert not os.path.exists(os.path.join(trained_cnn, "model.ckpt-4.index"))
+
+
 def test_no_model_dir_uses_runs_folder_and_says_so(tmp_path, monkeypatch, caplog):
     monkeypatch.chdir(tmp_path)
     run_main("--model=cnn", "--mode=train", *TINY)
