@@ -90,3 +90,23 @@ def test_training_again_resumes_from_it_and_ends_with_the_uninterrupted_weights(
     assert again["latest_before"] == f"{RUN}/model.ckpt-2"
     assert again["latest_after"] == f"{RUN}/model.ckpt-6"
     assert again["values"] == reference["values"]  # bit for bit: the same steps on the same batches
+
+
+def test_a_short_burst_of_503s_on_the_state_file_write_is_retried_and_training_goes_on(tmp_path):
+    """Writes get the reads' bounded retry: five 503s in a row on uploads of `checkpoint` (TensorFlow's GCS
+    client alone gives up after its own retries) cost a few seconds, not the run."""
+    reference = _train(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3",
+                            PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)),
+                       str(tmp_path / "uninterrupted"), 4)
+    with GcsEmulator(BUCKET) as gcs:
+        relay = insert_relay(gcs, {"name=burst/checkpoint": "error"}, times={"name=burst/checkpoint": 5})
+        try:
+            env = dict(os.environ, **gcs.env(), TF_CPP_MIN_LOG_LEVEL="3",
+                       PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
+            burst = _train(env, f"gs://{BUCKET}/burst", 4)
+        finally:
+            relay.close()
+    assert len(relay.failed) == 5, [r for r in relay.seen if "checkpoint" in r]
+    assert "error" not in burst, burst.get("error")
+    assert burst["latest_after"] == f"gs://{BUCKET}/burst/model.ckpt-4"
+    assert burst["values"] == reference["values"]

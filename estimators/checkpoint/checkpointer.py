@@ -189,7 +189,7 @@ class Checkpointer:
                 published.remove(prefix)
                 if published:
                     state_file.write(self.model_dir, published)
-            write(prefix)
+            storage.write(self.model_dir, f"checkpoint {prefix}", lambda: write(prefix))
             if files.is_local(self.model_dir):
                 files.fsync([prefix + ".index", *files.data_files(prefix)], self.model_dir)
             (check or _check_complete)(prefix)

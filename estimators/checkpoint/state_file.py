@@ -74,7 +74,9 @@ def write(model_dir: str, prefixes: list[str]) -> None:
     """
     names = [os.path.basename(p) if os.path.dirname(p) == model_dir.rstrip("/") else p for p in prefixes]
     proto = CheckpointState(model_checkpoint_path=names[-1], all_model_checkpoint_paths=names)
-    file_io.atomic_write_string_to_file(path(model_dir), text_format.MessageToString(proto))
+    text = text_format.MessageToString(proto)
+    storage.write(model_dir, f"the `checkpoint` state file {path(model_dir)}",
+                  lambda: file_io.atomic_write_string_to_file(path(model_dir), text))
 
 
 def _resolve(model_dir: str, listed: str) -> str:
