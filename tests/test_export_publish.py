@@ -19,8 +19,8 @@ from tests.gcs_faults import insert_relay
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUCKET = "exports"
 
-# argv: export_dir_base, how ("normal" | "kill_before_publish" | "kill_mid_copy"). Publishes a tiny SavedModel;
-# prints the result, the error, and what export_dir_base holds afterwards.
+# argv: export_dir_base, how ("normal" | "kill_mid_write" | "kill_before_publish" | "kill_mid_copy"). Publishes a
+# tiny SavedModel; prints the result, the error, and what export_dir_base holds afterwards.
 _EXPORT = r'''
 import json, os, signal, sys
 import tensorflow as tf
@@ -32,6 +32,10 @@ module.v = tf.Variable([1.0, 2.0])
 module.f = tf.function(lambda x: x * module.v, input_signature=[tf.TensorSpec([2], tf.float32)])
 
 def write(folder):
+    if how == "kill_mid_write":  # the SavedModel half written: variables there, no saved_model.pb yet
+        tf.io.gfile.makedirs(folder + "/variables")
+        tf.io.gfile.GFile(folder + "/variables/variables.index", "w").write("partial")
+        os.kill(os.getpid(), signal.SIGKILL)
     tf.saved_model.save(module, folder, signatures=module.f)
 
 if how == "kill_before_publish":
@@ -77,8 +81,19 @@ def _versions(entries: list[str]) -> list[str]:
 def test_a_local_export_killed_before_publishing_leaves_a_temporary_the_next_export_removes(tmp_path):
     base = str(tmp_path / "export")
     assert _export(base, "kill_before_publish") is None
-    left = os.listdir(base)
-    assert len(left) == 1 and left[0].startswith("temp-")  # nothing that looks like a version
+    left = sorted(os.listdir(base))  # nothing that looks like a version: the temporary and its claim
+    assert len(left) == 2 and left[0].startswith("temp-") and left[1] == left[0] + ".export-in-progress"
+    again = _export(base)
+    assert again["served"] == [3.0, 8.0]
+    assert again["entries"] == [os.path.basename(again["final"])]
+
+
+def test_an_export_killed_while_writing_its_saved_model_is_removed_by_the_next_export_at_once(tmp_path):
+    """Its claim beside the temporary names a process that is gone: no hour's wait, nothing left behind."""
+    base = str(tmp_path / "export")
+    assert _export(base, "kill_mid_write") is None
+    left = sorted(os.listdir(base))
+    assert len(left) == 2 and left[0].startswith("temp-") and left[1] == left[0] + ".export-in-progress"
     again = _export(base)
     assert again["served"] == [3.0, 8.0]
     assert again["entries"] == [os.path.basename(again["final"])]

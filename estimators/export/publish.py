@@ -5,10 +5,12 @@ whose name is not a number). On a local filesystem a rename then publishes it at
 copy and a delete per object, so a failure part-way would leave a version folder that looks like a model and
 does not load; there every file is copied into the version folder first, checked (names and sizes), and
 saved_model.pb (what makes a folder a SavedModel to TensorFlow and to servers) is copied last. A failure
-removes what this export wrote. Once written, the temporary gets an owner file (host, pid), copied first on
-gs://: later exports remove the folders of writers that are gone (on this host: no such process; elsewhere: an
-hour old), except a version already holding its model file (published whole), which only loses the owner file;
-a temporary without one (its writer died while writing) is removed once its timestamp is an hour old.
+removes what this export wrote. Before anything is written, a claim `temp-<timestamp>.export-in-progress`
+(host, pid) is put beside the temporary; once written, the temporary gets the same owner file inside, copied
+first on gs://. Later exports remove the folders of writers that are gone (on this host: no such process;
+elsewhere: an hour old), so an export killed while writing its SavedModel is cleaned up by the next one, except a
+version already holding its model file (published whole), which only loses the owner file; a temporary with
+neither file (left by an older version of this code) is removed once its timestamp is an hour old.
 """
 
 from __future__ import annotations
@@ -40,8 +42,10 @@ def publish_export(export_dir_base: str, write: Callable[[str], None], assets_ex
     remove_abandoned(export_dir_base)
     final = timestamped_dir(export_dir_base)
     temporary = os.path.join(export_dir_base, "temp-" + os.path.basename(final))
+    claim = temporary + OWNER  # beside the temporary: write() needs a folder that does not exist yet
     published = False
     try:
+        _write_owner_file(claim)  # before anything else, so that a kill while writing is known abandoned
         write(temporary)  # into a folder that does not exist yet (TF1's SavedModel Builder refuses any other)
         _write_owner(temporary)
         for relative, source in (assets_extra or {}).items():
@@ -61,6 +65,7 @@ def publish_export(export_dir_base: str, write: Callable[[str], None], assets_ex
     finally:
         if published:
             _remove_quietly(temporary)
+        _remove_file_quietly(claim)
     return final
 
 
@@ -75,8 +80,12 @@ def timestamped_dir(export_dir_base: str) -> str:
 def remove_abandoned(export_dir_base: str) -> list[str]:
     """Removes the folders of exports whose writer is gone (temporaries and part-copied versions); returns them."""
     removed = []
-    for name in (entry.rstrip("/") for entry in tf.io.gfile.listdir(export_dir_base)):
+    entries = [entry.rstrip("/") for entry in tf.io.gfile.listdir(export_dir_base)]
+    claims = {name[:-len(OWNER)] for name in entries if name.startswith("temp-") and name.endswith(OWNER)}
+    for name in entries:
         folder = os.path.join(export_dir_base, name)
+        if name in claims or name.endswith(OWNER):
+            continue  # a temporary still being written (its claim beside it), or a claim: decided below
         owner = os.path.join(folder, OWNER)
         if tf.io.gfile.exists(owner):
             if not _owner_gone(owner):
@@ -89,6 +98,16 @@ def remove_abandoned(export_dir_base: str) -> list[str]:
         _remove_quietly(folder)
         removed.append(folder)
         logging.warning("Removed %s, left by an export that did not finish.", folder)
+    for name in sorted(claims):  # exports killed while writing their SavedModel
+        claim = os.path.join(export_dir_base, name + OWNER)
+        if not _owner_gone(claim):
+            continue
+        folder = os.path.join(export_dir_base, name)
+        if name in entries:
+            _remove_quietly(folder)
+            removed.append(folder)
+            logging.warning("Removed %s, left by an export killed while writing it.", folder)
+        _remove_file_quietly(claim)
     return removed
 
 
@@ -142,8 +161,21 @@ def _old_temporary(name: str) -> bool:
 
 
 def _write_owner(folder: str) -> None:
-    with tf.io.gfile.GFile(os.path.join(folder, OWNER), "w") as f:
+    _write_owner_file(os.path.join(folder, OWNER))
+
+
+def _write_owner_file(path: str) -> None:
+    with tf.io.gfile.GFile(path, "w") as f:
         f.write(f"{socket.gethostname()} {os.getpid()} {time.time():.0f}\n")
+
+
+def _remove_file_quietly(path: str) -> None:
+    try:
+        tf.io.gfile.remove(path)
+    except tf.errors.NotFoundError:
+        pass
+    except tf.errors.OpError as err:
+        logging.warning("Could not remove %s: %s", path, _first_line(err))
 
 
 def _owner_gone(owner: str) -> bool:
