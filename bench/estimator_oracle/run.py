@@ -41,7 +41,8 @@ REASONS = os.path.join(HERE, "reasons.txt")
 VERDICTS = ("may stay", "deliberate", "open")
 
 # Paths under upstream/tensorflow_estimator/python/estimator/. Left out (see README.md): the rest of
-# canned/ and head/ (rnn, kmeans, timeseries, v1, sequential heads), inputs/pandas_io_test (no pandas), tpu/tpu_enqueue_sequence_test (needs tf.contrib: does
+# canned/ and head/ (rnn, kmeans, timeseries, v1, sequential heads), inputs/pandas_io_test (no pandas),
+# tpu/tpu_enqueue_sequence_test (needs tf.contrib: does
 # not import on 2.15 either), and whatever takes over 10 minutes on 2.15 (DEFAULT_SKIPPED).
 FILES = [
     "estimator_test.py",

@@ -1,6 +1,8 @@
 """tf.estimator.experimental's names that have a meaning here: early stopping from eval event files, the
-chief-aware stop hook for asynchronous workers, InMemoryEvaluatorHook, call_logit_fn, the raw supervised receiver."""
+chief-aware stop hook for asynchronous workers, InMemoryEvaluatorHook, call_logit_fn, the raw supervised receiver,
+LinearSDCA (the linear estimators refuse it)."""
 
+from estimators.canned.linear_sdca import LinearSDCA
 from estimators.experimental.checkpoint_step_hook import make_stop_at_checkpoint_step_hook
 from estimators.experimental.early_stopping import (
     make_early_stopping_hook,
@@ -15,7 +17,7 @@ from estimators.graph.in_memory_evaluator import InMemoryEvaluatorHook
 from estimators.logit_fn import call_logit_fn
 
 __all__ = [
-    "InMemoryEvaluatorHook", "build_raw_supervised_input_receiver_fn", "call_logit_fn", "make_early_stopping_hook",
-    "make_stop_at_checkpoint_step_hook", "read_eval_metrics", "stop_if_higher_hook", "stop_if_lower_hook",
-    "stop_if_no_decrease_hook", "stop_if_no_increase_hook",
+    "InMemoryEvaluatorHook", "LinearSDCA", "build_raw_supervised_input_receiver_fn", "call_logit_fn",
+    "make_early_stopping_hook", "make_stop_at_checkpoint_step_hook", "read_eval_metrics", "stop_if_higher_hook",
+    "stop_if_lower_hook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook",
 ]

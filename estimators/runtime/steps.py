@@ -20,6 +20,7 @@ from estimators.distribute.inputs import split_element
 from estimators.distribute.strategy import is_tpu_strategy
 from estimators.graph import choice
 from estimators.mode_keys import ModeKeys
+from estimators.runtime import keras_inputs
 from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
 from estimators.training import logging_hook, train_metrics
@@ -116,10 +117,16 @@ class ModelFnSteps:
                 spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
                                      self._global_step)
             except TypeError as err:
+                choice.needs_session(keras_inputs.graph_path_reason(err))
                 if "Variable is unhashable" not in str(err):
                     raise
                 # TF1 code keys sets and dicts by variables (EMA helpers, variables_to_restore): graph variables hash
                 choice.needs_session(f"it uses variables as set or dict keys ({str(err).splitlines()[-1][:80]})")
+                raise
+            except ValueError as err:
+                refusal = keras_inputs.keras3_input_error(err)
+                if refusal is not None:
+                    raise refusal from None
                 raise
         choice.needs_session(choice.spec_needs_session(spec) or choice.locals_need_session(call.session_locals)
                              or choice.ops_need_session(graph.get_operations()[built_before:]))

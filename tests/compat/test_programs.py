@@ -103,6 +103,7 @@ PROGRAMS = {
     "efficientnet_ema": Program(legacy_keras=True),
     "dcgan_tpu": Program(legacy_keras=True),
     "multiworker_tutorial": Program(legacy_keras=True),
+    "cifar_keras": Program(legacy_keras=True),
     "premade_iris": Program(legacy_keras=False, canned=True),
     "linear_titanic": Program(legacy_keras=False, canned=True),
     "wide_deep_census": Program(legacy_keras=False, canned=True, first_loss_factor=3.0),
