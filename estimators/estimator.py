@@ -41,7 +41,7 @@ from estimators.graph import predict as graph_predict
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig, TaskType, with_session_config
-from estimators.runtime.collection import Held, free_in_background, safe_point, track
+from estimators.runtime.collection import Held, free_in_background, keep_until_safe, safe_point, track
 from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
@@ -642,9 +642,10 @@ class Estimator:
         The strategy's scope is held only while TensorFlow runs, never across a yield: a caller
         may stop reading predictions half way without leaving a scope open. The global step is
         put back after every loop: only training moves it (a model_fn may touch it in any mode).
-        An evaluation stops before the next batch on SIGINT/SIGTERM (EvaluationInterrupted).
+        An evaluation stops before the next batch on SIGINT/SIGTERM (EvaluationInterrupted). Predict runs one
+        batch per loop, as 2.15 did (on a TPU too): the first predictions come after one batch, not a loop's.
         """
-        per_loop = IterationsPerLoop(self._config.tpu_config.iterations_per_loop)
+        per_loop = IterationsPerLoop(1 if mode == ModeKeys.PREDICT else self._config.tpu_config.iterations_per_loop)
         remaining = steps if steps is not None else math.inf
         loop, trace = runtime.inference_loop(mode, batch_size, self._stop.variable if mode == ModeKeys.EVAL
                                              else None)
@@ -675,6 +676,12 @@ class Estimator:
                 yield result
                 if not more:
                     break
+        except GeneratorExit:
+            # The caller stopped reading: the iterator may be mid-batch, and freeing it then can wait seconds on
+            # its input threads. The next engine call frees it; a program that ends first never waits for it.
+            keep_until_safe(Held(iterator.value))
+            iterator.value = None
+            raise
         finally:
             free_in_background(iterator)
 

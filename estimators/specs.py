@@ -86,6 +86,19 @@ class TPUEstimatorSpec(NamedTuple):
     evaluation_hooks: tuple | None = None
     prediction_hooks: tuple | None = None
 
+    def as_estimator_spec(self) -> EstimatorSpec:
+        """The EstimatorSpec 2.15 made of it off the TPU: metric_fn(**tensors) as its eval_metric_ops."""
+        metrics = None
+        if self.eval_metrics:
+            metric_fn, tensors = self.eval_metrics
+            metrics = metric_fn(**tensors) if isinstance(tensors, dict) else metric_fn(*tensors)
+        return EstimatorSpec(mode=self.mode, predictions=self.predictions, loss=self.loss, train_op=self.train_op,
+                             eval_metric_ops=metrics, export_outputs=self.export_outputs,
+                             training_hooks=self.training_hooks, evaluation_hooks=self.evaluation_hooks,
+                             prediction_hooks=self.prediction_hooks)
+
+
+_TPUEstimatorSpec = TPUEstimatorSpec  # 2.15's model_fn._TPUEstimatorSpec, which canned heads' tests build
 
 _UNSUPPORTED = {
     "evaluation_hooks": "hooks for evaluate(), which runs no hooks (hooks are called between training loops)",

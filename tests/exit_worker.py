@@ -1,6 +1,8 @@
 """A process that makes one engine call and returns: `python -m tests.exit_worker MODEL_DIR CALL REPLICAS [PATH]`.
 
-CALL is train, evaluate or predict (evaluate and predict train a few steps first); REPLICAS is 1 or 8
+CALL is train, evaluate, predict or predict_some (the rest train a few steps first; predict_some reads three
+predictions of many and drops the generator, as a notebook does, then prints `ALIVE <n>`: the threads besides
+the main one the interpreter would wait for at exit); REPLICAS is 1 or 8
 (8 logical CPU devices, MirroredStrategy over them, as tests/conftest.py sets them up); PATH is
 `tf2` (default) or `graph` (the model_fn asks for the graph path). Its last line, flushed, is
 `LAST <call>`: tests/test_process_exit.py times how long the process takes to end after it. CALL
@@ -11,6 +13,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+
+import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -62,6 +67,12 @@ def main() -> None:
             print("RESULT", estimator.evaluate(m.eval_input_fn(x, y))["loss"])
         elif call == "predict":
             print("RESULT", len(list(estimator.predict(m.predict_input_fn(x)))))
+        elif call == "predict_some":
+            predictions = estimator.predict(m.predict_input_fn(np.tile(x, (50, 1))))
+            print("RESULT", [next(predictions) is not None for _ in range(3)])
+            del predictions
+            waited_for = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+            print("ALIVE", len(waited_for), flush=True)
     print(f"LAST {call}", flush=True)
 
 

@@ -205,3 +205,45 @@ def test_a_dead_estimators_train_stream_is_freed_by_the_next_engine_call_without
     monkeypatch.setattr(collection, "_last_collection", {"end": float("-inf"), "cost": 0.0, "engines": 0})
     _estimator(tmp_path / "second", eight_replicas).evaluate(m.eval_input_fn(x, y), steps=1)
     assert freed.wait(2) == ["estimators-iterator-reaper"] * 2
+
+
+def test_a_prediction_stopped_half_way_is_kept_for_the_next_engine_call_not_freed_at_once(
+        tmp_path, eight_replicas, monkeypatch):
+    # Freeing it mid-batch can wait seconds on its input threads, in a thread the interpreter joins at exit:
+    # a notebook that reads a few predictions and ends waited for it. Kept, it is freed by the next call or leaked.
+    freed = _watching_iterators(monkeypatch)
+    x, y = m.dataset(160)
+    config = RunConfig(model_dir=str(tmp_path), train_distribute=eight_replicas,
+                       tpu_config=TPUConfig(iterations_per_loop=2))
+    estimator = TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, train_batch_size=16,
+                             eval_batch_size=16, predict_batch_size=16)
+    estimator.train(m.train_input_fn(x, y), max_steps=2)  # an endless stream: still live
+    predictions = estimator.predict(m.predict_input_fn(x))
+    next(predictions)
+    predictions.close()
+    assert freed.threads == []
+    assert len(collection._kept) >= 1
+    estimator.evaluate(m.eval_input_fn(x, y), steps=1)
+    assert freed.wait(2) == ["estimators-iterator-reaper"] * 2  # the kept prediction's and the evaluation's
+
+
+def test_predict_runs_one_batch_before_its_first_prediction_as_2_15_did(tmp_path, eight_replicas):
+    x, y = m.dataset(320)
+    pulled = []
+
+    def input_fn(params):
+        def count(features):
+            pulled.append(1)
+            return features
+        dataset = tf.data.Dataset.from_tensor_slices(x).map(lambda f: tf.py_function(count, [f], tf.float32))
+        return dataset.map(lambda f: tf.ensure_shape(f, x.shape[1:])).batch(16, drop_remainder=True)
+
+    config = RunConfig(model_dir=str(tmp_path), train_distribute=eight_replicas,
+                       tpu_config=TPUConfig(iterations_per_loop=16))
+    estimator = TPUEstimator(m.linear_model_fn, config=config, use_tpu=False, train_batch_size=16,
+                             predict_batch_size=16)
+    estimator.train(m.train_input_fn(x, y), max_steps=1)
+    predictions = estimator.predict(input_fn, yield_single_examples=False)
+    assert next(predictions)["logits"].shape[0] == 16
+    predictions.close()
+    assert len(pulled) < 16 * 16  # one batch (and what tf.data prefetched), not a training loop's sixteen

