@@ -114,3 +114,40 @@ def test_classifier_and_regressor_parse_specs_add_the_label():
 def test_binary_head_takes_soft_labels_between_0_and_1():
     loss = _loss(estimators.BinaryClassHead(), [[0.0]], [[0.25]])
     assert loss == pytest.approx(np.log(2.0), rel=1e-6)
+
+
+def test_eval_metrics_are_keras_2_metric_objects_updated_eagerly_too():
+    head = estimators.BinaryClassHead()
+    metrics = head.update_metrics(head.metrics(), {}, np.array([[2.0], [-1.0]], np.float32), np.array([[1], [1]]))
+    import tf_keras
+
+    assert all(isinstance(m, tf_keras.metrics.Metric) for m in metrics.values())
+    assert float(metrics["accuracy"].result()) == pytest.approx(0.5)
+    assert float(metrics["accuracy_baseline"].result()) == pytest.approx(1.0)
+
+
+def test_train_spec_has_no_eval_metric_ops():
+    with tf.Graph().as_default():
+        spec = estimators.RegressionHead().create_estimator_spec(
+            {}, ModeKeys.TRAIN, np.array([[1.0]], np.float32), np.array([[0.0]]), train_op_fn=lambda loss: tf.no_op())
+    assert spec.eval_metric_ops == {}
+
+
+def test_loss_fn_replaces_the_heads_loss_and_may_read_the_features():
+    def loss_fn(labels, logits, features):
+        return tf.abs(logits - tf.cast(labels, tf.float32)) * features["scale"]
+
+    head = estimators.RegressionHead(loss_fn=loss_fn)
+    loss = _loss(head, [[1.0], [3.0]], [[0.0], [0.0]], {"scale": np.array([[2.0], [2.0]], np.float32)})
+    assert loss == pytest.approx(4.0)
+    with pytest.raises(ValueError, match=r"loss_fn has unexpected args: \['name'\]"):
+        estimators.RegressionHead(loss_fn=lambda labels, logits, name: labels)
+
+
+def test_a_keras_3_optimizer_is_refused_with_the_keras_2_one_to_use():
+    import keras
+
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="tf_keras.optimizers.legacy.SGD"):
+        estimators.RegressionHead().create_estimator_spec(
+            {}, ModeKeys.TRAIN, np.array([[1.0]], np.float32), np.array([[0.0]]), optimizer=keras.optimizers.SGD(),
+            trainable_variables=[tf.Variable(1.0)])

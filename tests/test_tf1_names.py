@@ -54,13 +54,13 @@ def test_input_fn_gives_215s_batches_dtypes_and_static_shapes_in_eager_mode(name
 
 @pytest.mark.parametrize("name", case_params({n: cases.CASES[n] for n in (
     "numpy_epochs_run_on_without_a_break", "numpy_array_x_is_a_bare_tensor", "pandas_series_y")}))
-def test_input_fn_called_inside_a_tf1_graph_gives_the_same_batches(name):
+def test_input_fn_called_by_a_program_building_a_tf1_graph_gives_215s_tensors_until_out_of_range(name):
     kind, kwargs, _ = cases.CASES[name]
     input_fn = make(kind, kwargs)
-    with tf.Graph().as_default() as graph:
-        dataset = input_fn()
-        assert dataset._graph is graph  # built in the caller's graph, as the graph path calls input_fn
-        batch = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+    with tf.Graph().as_default():
+        batch = input_fn()  # 2.15: a queue's dequeued tensors, so `features, labels = input_fn()` works
+        assert not isinstance(batch, tf.data.Dataset)
+        assert static_of(batch) == REFERENCE[name]["static"]
         batches = []
         with tf.compat.v1.Session() as session:
             while True:
@@ -69,6 +69,15 @@ def test_input_fn_called_inside_a_tf1_graph_gives_the_same_batches(name):
                 except tf.errors.OutOfRangeError:
                     break
     assert normalised(batches) == REFERENCE[name]["batches"]
+
+
+def test_input_fn_called_by_the_engine_inside_a_tf1_graph_gives_its_dataset():
+    from estimators.compat.input_fn_call import bound_input_fn
+
+    input_fn = inputs.numpy_input_fn({"x": np.arange(3.0)}, np.arange(3.0), batch_size=2, shuffle=False)
+    with tf.Graph().as_default() as graph:
+        dataset = bound_input_fn(input_fn, mode="train", params={}, config=None)()
+        assert isinstance(dataset, tf.data.Dataset) and dataset._graph is graph
 
 
 @pytest.mark.parametrize("name", case_params(cases.ERRORS))

@@ -10,7 +10,9 @@ from estimators.canned.dnn_linear_combined import (
 from estimators.canned.heads import (
     BinaryClassHead,
     Head,
+    LogisticRegressionHead,
     MultiClassHead,
+    MultiHead,
     MultiLabelHead,
     PoissonRegressionHead,
     RegressionHead,
@@ -21,7 +23,7 @@ from estimators.canned.parsing import classifier_parse_example_spec, regressor_p
 __all__ = [
     "BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "BinaryClassHead", "DNNClassifier",
     "DNNEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator", "DNNLinearCombinedRegressor",
-    "DNNRegressor", "Head", "LinearClassifier", "LinearEstimator", "LinearRegressor", "MultiClassHead",
-    "MultiLabelHead", "PoissonRegressionHead", "RegressionHead", "classifier_parse_example_spec",
-    "regressor_parse_example_spec",
+    "DNNRegressor", "Head", "LinearClassifier", "LinearEstimator", "LinearRegressor", "LogisticRegressionHead",
+    "MultiClassHead", "MultiHead", "MultiLabelHead", "PoissonRegressionHead", "RegressionHead",
+    "classifier_parse_example_spec", "regressor_parse_example_spec",
 ]

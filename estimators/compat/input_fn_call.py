@@ -24,6 +24,7 @@ from tensorflow.python.framework import op_def_registry
 
 from estimators.compat.fn_args import declared_args
 from estimators.graph.choice import GraphPathNeeded
+from estimators.inputs.feeding import called_by_engine
 from estimators.mode_keys import ModeKeys
 
 INPUT_FN_ARGS = ("mode", "params", "config", "input_context")
@@ -50,7 +51,12 @@ def bound_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, 
             "TPUEstimator needs to pass the batch size as params['batch_size']."
         )
     values = {"mode": mode, "params": params, "config": config, "input_context": input_context}
-    return lambda: input_fn(**{name: values[name] for name in args})
+
+    def call() -> Any:
+        with called_by_engine():  # numpy_input_fn and pandas_input_fn give their Dataset
+            return input_fn(**{name: values[name] for name in args})
+
+    return call
 
 
 def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, input_context: Any = None,
@@ -71,7 +77,7 @@ def call_input_fn(input_fn: Callable, *, mode: str, params: dict, config: Any, i
 def dataset_of_call(call: Callable[[], Any], config: Any = None, predict: bool = False) -> tf.data.Dataset:
     """The dataset of what `call` (input_fn with its arguments bound) returns, called once under watch."""
     watch = _EagerOps()
-    with watch:
+    with watch, called_by_engine():
         result = call()
     return as_dataset(result, call, config, watch, predict=predict)
 

@@ -9,14 +9,40 @@ remainder only when the stream never ends, where there is none). Shuffling follo
 global seed, so `RunConfig(tf_random_seed=...)` makes it repeatable; without shuffling the order is
 the arrays' order (2.15's too, with one thread; more threads made it nondeterministic there and are
 not used here).
+Called by the engine, these input_fns give the Dataset; called by a program's own code while it builds a TF1
+graph (`features, labels = input_fn()` under `tf.Graph().as_default()`), they give its next batch as tensors,
+as 2.15's queue dequeue did (evaluated again per step, OutOfRangeError after the last batch).
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
+
+_engine = threading.local()
+
+
+@contextlib.contextmanager
+def called_by_engine() -> Iterator[None]:
+    """Marks the input_fn calls the engine makes on this thread: they get the Dataset itself."""
+    depth = getattr(_engine, "depth", 0)
+    _engine.depth = depth + 1
+    try:
+        yield
+    finally:
+        _engine.depth = depth
+
+
+def as_returned(dataset: tf.data.Dataset) -> Any:
+    """`dataset`, or its next element's tensors for a program's own call while it builds a TF1 graph."""
+    if getattr(_engine, "depth", 0) or tf.executing_eagerly() or tf.compat.v1.get_default_graph().building_function:
+        return dataset
+    return tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
 
 
 def as_column(values: Any) -> np.ndarray:

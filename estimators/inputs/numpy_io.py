@@ -6,9 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import tensorflow as tf
 
-from estimators.inputs.feeding import as_column, stream
+from estimators.inputs.feeding import as_column, as_returned, stream
 
 _SHUFFLE_REQUIRED = ("shuffle must be provided and explicitly set as boolean (it is recommended to set it as "
                      "True for training); got {!r}")
@@ -58,7 +57,7 @@ def _check_lengths(features: dict, labels: dict | None, y: Any) -> None:
 
 def numpy_input_fn(x: Any, y: Any = None, batch_size: int = 128, num_epochs: int | None = 1,
                    shuffle: bool | None = None, queue_capacity: int = 1000,
-                   num_threads: int = 1) -> Callable[[], tf.data.Dataset]:
+                   num_threads: int = 1) -> Callable[[], Any]:
     """An input_fn whose Dataset gives (features, labels) batches of numpy data, as 2.15's gave tensors.
 
     `x`: a dict of arrays (features keep its keys) or one array (features are then one tensor).
@@ -73,7 +72,7 @@ def numpy_input_fn(x: Any, y: Any = None, batch_size: int = 128, num_epochs: int
     check_shuffle(shuffle)
     del num_threads
 
-    def input_fn() -> tf.data.Dataset:
+    def input_fn() -> Any:
         features = _features(x)
         labels = _labels(y, features)
         _check_lengths(features, labels, y)
@@ -82,6 +81,6 @@ def numpy_input_fn(x: Any, y: Any = None, batch_size: int = 128, num_epochs: int
             element = feature_part
         else:
             element = (feature_part, labels if isinstance(y, dict) else labels[None])
-        return stream(element, batch_size, num_epochs, shuffle, queue_capacity)
+        return as_returned(stream(element, batch_size, num_epochs, shuffle, queue_capacity))
 
     return input_fn

@@ -6,9 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import tensorflow as tf
 
-from estimators.inputs.feeding import as_column, stream
+from estimators.inputs.feeding import as_column, as_returned, stream
 from estimators.inputs.numpy_io import check_shuffle
 
 
@@ -22,7 +21,7 @@ def _pandas() -> Any:
 
 def pandas_input_fn(x: Any, y: Any = None, batch_size: int = 128, num_epochs: int | None = 1,
                     shuffle: bool | None = None, queue_capacity: int | None = 1000, num_threads: int = 1,
-                    target_column: str = "target") -> Callable[[], tf.data.Dataset]:
+                    target_column: str = "target") -> Callable[[], Any]:
     """An input_fn whose Dataset gives ({column: batch}, labels) batches of a DataFrame, as 2.15's gave tensors.
 
     `x`: a DataFrame (features keyed by its column names). `y`: None (features only), a Series
@@ -57,8 +56,8 @@ def pandas_input_fn(x: Any, y: Any = None, batch_size: int = 128, num_epochs: in
     if queue_capacity is None:
         queue_capacity = 4 * len(x) if shuffle else len(x)
 
-    def input_fn() -> tf.data.Dataset:
+    def input_fn() -> Any:
         element = features if labels is None else (features, labels)
-        return stream(element, batch_size, num_epochs, shuffle, queue_capacity)
+        return as_returned(stream(element, batch_size, num_epochs, shuffle, queue_capacity))
 
     return input_fn

@@ -1,5 +1,6 @@
-"""What every head shares: labels and weights shaped like the logits, the reduced training loss, the train op and
-the EstimatorSpec for each mode, as tf.estimator 2.15's V2 heads built them in a TF1 graph."""
+"""What every head shares, as tf.estimator 2.15's V2 heads (head/base_head.py) had it: the reduced training loss,
+Keras-2 metric objects updated by update_metrics, the train op, the loss summaries and the EstimatorSpec for each
+mode. It works eagerly and in a TF1 graph; the shape checks live in checks.py, the metrics in metrics.py."""
 
 from __future__ import annotations
 
@@ -9,179 +10,224 @@ from typing import Any
 import tensorflow as tf
 
 from estimators.canned.heads import keys
+from estimators.canned.heads.checks import LABEL_NONE_ERR_MSG as _LABEL_NONE_ERR_MSG  # noqa: F401 - 2.15's name
+from estimators.canned.heads.checks import (  # noqa: F401 - 2.15's base_head names, for programs reaching them
+    call_loss_fn,
+    check_dense_labels_match_logits_and_reshape,
+    check_label_range,
+    check_logits_final_dim,
+    check_prediction_keys,
+    get_weights_and_check_match_logits,
+    validate_loss_fn_args,
+)
+from estimators.canned.heads.metrics import (  # noqa: F401 - 2.15's base_head name
+    update_with_broadcast_weights as update_metric_with_broadcast_weights,
+)
+from estimators.export.outputs import ClassificationOutput
 from estimators.mode_keys import ModeKeys
 from estimators.specs import EstimatorSpec
 
-
-def weights_from(features: dict, weight_column: Any, logits: tf.Tensor) -> tf.Tensor | float:
-    """The example weights, float32 [batch, 1] (or 1.0 without a weight column): a feature's key or a
-    numeric_column naming it."""
-    if weight_column is None:
-        return 1.0
-    key = weight_column if isinstance(weight_column, str) else getattr(weight_column, "key", None)
-    if key is None:
-        raise TypeError(f"weight_column must be a string or a numeric_column, got {type(weight_column).__name__}.")
-    if key not in features:
-        raise ValueError(f"weight_column {key!r} is not among the features ({sorted(features)}).")
-    weights = features[key]
-    if isinstance(weights, tf.SparseTensor):
-        raise ValueError(f"weight_column {key!r} must be dense, got a SparseTensor.")
-    weights = tf.cast(weights, tf.float32)
-    if weights.shape.rank == 1:
-        weights = tf.expand_dims(weights, -1)
-    if not isinstance(weight_column, str) and getattr(weight_column, "normalizer_fn", None) is not None:
-        weights = weight_column.normalizer_fn(weights)
-    return weights
+DEFAULT_SERVING_KEY = keys.SERVING_DEFAULT
+CLASSIFY_SERVING_KEY = keys.CLASSIFY
+REGRESS_SERVING_KEY = keys.REGRESS
+PREDICT_SERVING_KEY = keys.PREDICT
+_VALIDATION_ERROR_MSG = "{} should be a list or a tuple. Given type: {}."
 
 
-def labels_like_logits(labels: Any, logits: tf.Tensor, label_dimension: int) -> tf.Tensor:
-    """`labels` as a dense [batch, label_dimension] tensor (a [batch] vector gets its last axis), checked against
-    the logits' batch; None is refused with 2.15's message."""
-    if labels is None:
-        raise ValueError("You must provide a labels Tensor. Given: None. Suggested troubleshooting steps: Check "
-                         "that your data contain your label feature. Check that your input_fn properly parses and "
-                         "returns labels.")
-    if isinstance(labels, dict):
-        raise ValueError(f"labels must be a Tensor for a single head, got a dict with keys {sorted(labels)}.")
-    if isinstance(labels, tf.SparseTensor):
-        labels = tf.sparse.to_dense(labels, default_value="" if labels.dtype == tf.string else 0)
-    labels = tf.convert_to_tensor(labels)
-    if labels.shape.rank == 1:
-        labels = tf.expand_dims(labels, -1)
-    if labels.shape.rank is not None and labels.shape.rank != 2:
-        raise ValueError(f"labels shape must be [batch_size, {label_dimension}], got {labels.shape}.")
-    if labels.shape[-1] is not None and labels.shape[-1] != label_dimension:
-        raise ValueError(f"Mismatched label shape. Expected labels dimension={label_dimension}. Received "
-                         f"{labels.shape[-1]}. Suggested Fix: If your classifier expects one-hot encoding label, "
-                         "check your n_classes argument to the estimator and/or the shape of your label.")
-    check = tf.debugging.assert_equal(tf.shape(labels)[0], tf.shape(logits)[0],
-                                      message="labels and logits must have the same batch size")
-    with tf.control_dependencies([check]):
-        return tf.identity(labels)
+def validate_loss_reduction(loss_reduction: Any) -> None:
+    keys.loss_reduction(loss_reduction)
 
 
-def reduce_loss(unreduced: tf.Tensor, weights: Any, reduction: str) -> tf.Tensor:
-    """The training loss: the weighted sum, divided by the number of loss elements under SUM_OVER_BATCH_SIZE."""
-    weighted = unreduced * tf.cast(weights, unreduced.dtype) if weights is not None else unreduced
-    weighted = weighted * tf.ones_like(unreduced)  # weights broadcast to the loss's shape
-    total = tf.reduce_sum(weighted)
-    if reduction == keys.SUM:
-        return total
-    return tf.math.divide_no_nan(total, tf.cast(tf.size(unreduced), total.dtype))
+def validate_update_ops(update_ops: Any = None) -> None:
+    if update_ops is not None and not isinstance(update_ops, (list, tuple)):
+        raise ValueError(_VALIDATION_ERROR_MSG.format("update_ops", type(update_ops)))
 
 
-def train_op_from(loss: tf.Tensor, optimizer: Any = None, trainable_variables: Any = None,
-                  train_op_fn: Callable | None = None, update_ops: Any = None) -> tf.Operation:
-    """2.15's training step: a Keras-2 optimizer's get_updates on `trainable_variables` (its iterations are the
-    global step, so no separate counter is saved), a tf.compat.v1 optimizer's minimize, or train_op_fn(loss);
-    `update_ops` (batch-norm statistics) are grouped in."""
-    if (optimizer is None) == (train_op_fn is None):
-        raise ValueError("Exactly one of optimizer and train_op_fn must be set in TRAIN mode.")
-    global_step = tf.compat.v1.train.get_or_create_global_step()
-    with tf.name_scope("training"):
-        if optimizer is None:
+def validate_trainable_variables(trainable_variables: Any = None) -> None:
+    if trainable_variables is None:
+        raise ValueError(f"trainable_variables cannot be None. Given {trainable_variables}")
+    if not isinstance(trainable_variables, (list, tuple)):
+        raise ValueError(_VALIDATION_ERROR_MSG.format("trainable_variables", type(trainable_variables)))
+
+
+def _is_legacy_keras_optimizer(optimizer: Any) -> bool:
+    try:
+        import tf_keras
+    except ImportError:  # pragma: no cover - depends on the install
+        return False
+    return isinstance(optimizer, tf_keras.optimizers.legacy.Optimizer)
+
+
+def validate_v2_optimizer(optimizer: Any) -> None:
+    """A Keras 2 optimizer (tf_keras's, legacy or not; Keras 3's cannot update a TF1 graph's variables); a
+    tf.compat.v1 optimizer is taken too (V1 canned estimators)."""
+    if isinstance(optimizer, tf.compat.v1.train.Optimizer) or _is_legacy_keras_optimizer(optimizer):
+        return
+    modules = [c.__module__ for c in type(optimizer).__mro__ if c.__name__ == "Optimizer"]
+    if any(m.startswith("keras.") for m in modules) and not any(m.startswith("tf_keras.") for m in modules):
+        raise ValueError(f"The given optimizer is a Keras 3 optimizer ({type(optimizer).__name__}), which cannot "
+                         f"update this TF1 graph's variables: pass a Keras 2 one, e.g. "
+                         f"tf_keras.optimizers.legacy.{type(optimizer).__name__}, as tf.estimator 2.15 took.")
+    if not any(m.startswith("tf_keras.") for m in modules):
+        raise ValueError(f"The given optimizer is not a tf.keras.optimizers.Optimizer instance. Received optimizer "
+                         f"of type {type(optimizer)}")
+
+
+def validate_n_classes(n_classes: Any) -> Any:
+    """n_classes > 2 (a Python int is checked now, a tensor by an assertion)."""
+    if isinstance(n_classes, int) and n_classes <= 2:
+        raise ValueError(f"n_classes must be > 2: {n_classes}.")
+    if not isinstance(n_classes, int):
+        tf.compat.v1.debugging.assert_greater(tf.convert_to_tensor(n_classes), 2,
+                                              message="n_classes must be greater than 2")
+    return n_classes
+
+
+def weighted_training_loss(unweighted_loss: tf.Tensor, weights: Any, reduction: str) -> tf.Tensor:
+    """The weighted per-example losses reduced as Keras 2 reduced them (the sum, or the sum over their count)."""
+    import tf_keras
+
+    return tf_keras.__internal__.losses.compute_weighted_loss(unweighted_loss, sample_weight=weights,
+                                                             reduction=keys.loss_reduction(reduction))
+
+
+def regularized(training_loss: tf.Tensor, regularization_losses: Any) -> tf.Tensor:
+    if regularization_losses is None:
+        return training_loss
+    return training_loss + tf.math.add_n(regularization_losses)
+
+
+def create_estimator_spec_train_op(head_name: str | None, optimizer: Any = None, trainable_variables: Any = None,
+                                   train_op_fn: Callable | None = None, update_ops: Any = None,
+                                   regularized_training_loss: Any = None,
+                                   loss_reduction: Any = keys.SUM_OVER_BATCH_SIZE) -> Any:
+    """2.15's training step under the root 'training' scope: a Keras optimizer's get_updates on
+    `trainable_variables` (a legacy OptimizerV2's iterations are the global step, so no second counter is
+    saved), a tf.compat.v1 optimizer's minimize, or train_op_fn(loss); `update_ops` are grouped in."""
+    del head_name
+    validate_update_ops(update_ops)
+    loss = regularized_training_loss
+    with tf.compat.v1.name_scope(""), tf.compat.v1.name_scope("training"):
+        if optimizer is not None:
+            if train_op_fn is not None:
+                raise ValueError("train_op_fn and optimizer cannot both be set.")
+            validate_v2_optimizer(optimizer)
+            validate_trainable_variables(trainable_variables)
+            if keys.loss_reduction(loss_reduction) == keys.SUM_OVER_BATCH_SIZE:
+                replicas = tf.distribute.get_strategy().num_replicas_in_sync
+                if replicas > 1:
+                    loss *= 1.0 / replicas
+            global_step = tf.compat.v1.train.get_or_create_global_step()
+            if isinstance(optimizer, tf.compat.v1.train.Optimizer):
+                train_op = optimizer.minimize(loss, global_step=global_step, var_list=list(trainable_variables))
+            else:
+                if _is_legacy_keras_optimizer(optimizer):
+                    optimizer.iterations = global_step
+                train_op = optimizer.get_updates(loss, list(trainable_variables))[0]
+        elif train_op_fn is not None:
             train_op = train_op_fn(loss)
-        elif trainable_variables is None:
-            raise ValueError("trainable_variables cannot be None when an optimizer is given.")
-        elif isinstance(optimizer, tf.compat.v1.train.Optimizer):
-            train_op = optimizer.minimize(loss, global_step=global_step, var_list=list(trainable_variables))
         else:
-            optimizer.iterations = global_step
-            train_op = optimizer.get_updates(loss, list(trainable_variables))[0]
-    if update_ops:
-        train_op = tf.group(train_op, *update_ops)
+            raise ValueError("train_op_fn and optimizer cannot both be None.")
+        if update_ops is not None:
+            train_op = tf.group(train_op, *update_ops)
     return train_op
 
 
+def create_estimator_spec_summary(regularized_training_loss: tf.Tensor, regularization_losses: Any = None,
+                                  summary_key_fn: Callable | None = None) -> None:
+    """The training loss summary (and the regularization loss's), at the graph's root scope."""
+    key_of = summary_key_fn or (lambda key: key)
+    with tf.compat.v1.name_scope(""):
+        tf.compat.v1.summary.scalar(key_of(keys.LOSS), regularized_training_loss)
+        if regularization_losses is not None:
+            tf.compat.v1.summary.scalar(key_of(keys.LOSS_REGULARIZATION), tf.math.add_n(regularization_losses))
+
+
+def all_class_ids(logits: tf.Tensor, n_classes: int) -> tf.Tensor:
+    """[batch, n_classes]: every class id, once per example."""
+    return tf.tile(tf.expand_dims(tf.range(n_classes), 0), [tf.shape(logits)[0], 1])
+
+
+def all_classes(logits: tf.Tensor, n_classes: int, label_vocabulary: Any = None) -> tf.Tensor:
+    """[batch, n_classes]: every class name (the vocabulary, or the ids as strings), once per example."""
+    if label_vocabulary:
+        names = tf.convert_to_tensor([label_vocabulary])
+    else:
+        names = tf.strings.as_string(tf.expand_dims(tf.range(n_classes), 0))
+    return tf.tile(names, [tf.shape(logits)[0], 1])
+
+
+def classification_output(scores: tf.Tensor, n_classes: int, label_vocabulary: Any = None) -> ClassificationOutput:
+    return ClassificationOutput(scores=scores, classes=all_classes(scores, n_classes, label_vocabulary))
+
+
+def wanted_keys(wanted: Any, valid: Any) -> Any:
+    """The prediction keys asked for (all by default), each checked to be one the head makes."""
+    if not wanted:
+        return valid
+    check_prediction_keys(wanted, list(valid))
+    return wanted
+
+
 class Head:
-    """A head turns logits into the loss, predictions, metrics and export signatures for a mode."""
+    """A head turns logits into the loss, predictions, metrics and export signatures for a mode (2.15's
+    tf.estimator.Head). Subclasses give name, logits_dimension, loss_reduction, loss, predictions, metrics,
+    update_metrics and _export_outputs; create_estimator_spec puts them together."""
 
-    logits_dimension: int = 1
-
-    def __init__(self, weight_column: Any = None, loss_reduction: Any = keys.SUM_OVER_BATCH_SIZE,
-                 name: str | None = None):
-        self._weight_column = weight_column
-        self._loss_reduction = keys.loss_reduction(loss_reduction)
-        self._name = name
+    _name: str | None = None
 
     @property
     def name(self) -> str | None:
         return self._name
 
     @property
-    def loss_reduction(self) -> str:
-        return self._loss_reduction
+    def logits_dimension(self) -> int:
+        raise NotImplementedError("Calling an abstract method.")
 
-    # -- what each head defines ------------------------------------------------------------------
-    def _processed_labels(self, labels: Any, logits: tf.Tensor) -> tf.Tensor:
-        raise NotImplementedError
+    @property
+    def loss_reduction(self) -> Any:
+        raise NotImplementedError("Calling an abstract method.")
 
-    def _unreduced_loss(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-        raise NotImplementedError
+    def loss(self, labels: Any, logits: Any, features: dict | None = None, mode: str | None = None,
+             regularization_losses: Any = None) -> tf.Tensor:
+        raise NotImplementedError("Calling an abstract method.")
 
-    def predictions(self, logits: tf.Tensor, keys: list[str] | None = None) -> dict:
-        raise NotImplementedError
+    def predictions(self, logits: Any, keys: list[str] | None = None) -> dict:
+        raise NotImplementedError("Calling an abstract method.")
 
-    def _eval_metrics(self, labels: tf.Tensor, logits: tf.Tensor, predictions: dict, unreduced: tf.Tensor,
-                      weights: Any) -> dict:
-        raise NotImplementedError
+    def metrics(self, regularization_losses: Any = None) -> dict:
+        raise NotImplementedError("Calling an abstract method.")
+
+    def update_metrics(self, eval_metrics: dict, features: dict, logits: Any, labels: Any,
+                       regularization_losses: Any = None) -> dict:
+        raise NotImplementedError("Calling an abstract method.")
 
     def _export_outputs(self, predictions: dict) -> dict:
-        raise NotImplementedError
+        raise NotImplementedError("Subclasses of Head must implement `create_estimator_spec()`.")
 
-    # -- shared ------------------------------------------------------------------------------------
     def _summary_key(self, key: str) -> str:
-        return f"{key}/{self._name}" if self._name else key
+        return f"{key}/{self.name}" if self.name else key
 
-    def _weighted_unreduced(self, labels: Any, logits: tf.Tensor, features: dict) -> tuple:
-        logits = tf.convert_to_tensor(logits, tf.float32)
-        processed = self._processed_labels(labels, logits)
-        unreduced = self._unreduced_loss(processed, logits)
-        return processed, unreduced, weights_from(features, self._weight_column, logits)
-
-    def loss(self, labels: Any, logits: tf.Tensor, features: dict | None = None, mode: str | None = None,
-             regularization_losses: Any = None) -> tf.Tensor:
-        """The reduced training loss, plus the regularization losses (what 2.15's head.loss returned)."""
-        del mode
-        _, unreduced, weights = self._weighted_unreduced(labels, logits, features or {})
-        loss = reduce_loss(unreduced, weights, self._loss_reduction)
-        if regularization_losses:
-            loss = loss + tf.add_n([tf.cast(r, loss.dtype) for r in regularization_losses])
-        return loss
-
-    def metrics(self, *args: Any, **kwargs: Any) -> dict:
-        raise NotImplementedError("Heads here build tf.compat.v1 metric ops in create_estimator_spec (graph path).")
-
-    def create_estimator_spec(self, features: dict, mode: str, logits: tf.Tensor, labels: Any = None,
+    def create_estimator_spec(self, features: dict, mode: str, logits: Any, labels: Any = None,
                               optimizer: Any = None, trainable_variables: Any = None,
                               train_op_fn: Callable | None = None, update_ops: Any = None,
                               regularization_losses: Any = None) -> EstimatorSpec:
-        """The EstimatorSpec for `mode`: predictions and export signatures in PREDICT; loss and metrics in EVAL;
-        loss and the train op in TRAIN."""
-        logits = tf.convert_to_tensor(logits, tf.float32)
-        with tf.name_scope("head"):
+        """The EstimatorSpec for `mode`: predictions and export signatures in PREDICT; the loss and the updated
+        metric objects in EVAL; the loss and the train op in TRAIN (eval_metric_ops {} but in EVAL, as 2.15's)."""
+        with tf.compat.v1.name_scope(self.name, "head"):
             predictions = self.predictions(logits)
             if mode == ModeKeys.PREDICT:
-                return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(predictions))
-            processed, unreduced, weights = self._weighted_unreduced(labels, logits, features)
-            training_loss = reduce_loss(unreduced, weights, self._loss_reduction)
-            loss = training_loss
-            if regularization_losses:
-                loss = tf.add_n([training_loss, *[tf.cast(r, tf.float32) for r in regularization_losses]])
+                return EstimatorSpec(ModeKeys.PREDICT, predictions=predictions, eval_metric_ops={},
+                                     export_outputs=self._export_outputs(predictions))
+            loss = self.loss(labels=labels, logits=logits, features=features, mode=mode,
+                             regularization_losses=regularization_losses)
             if mode == ModeKeys.EVAL:
-                with tf.name_scope("metrics"):
-                    metrics = self._eval_metrics(processed, logits, predictions, unreduced, weights)
-                    if regularization_losses:
-                        metrics["regularization_loss"] = tf.compat.v1.metrics.mean(loss - training_loss)
-                return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=metrics)
-        train_op = train_op_from(loss, optimizer, trainable_variables, train_op_fn, update_ops)
-        tf.compat.v1.summary.scalar(self._summary_key(keys.LOSS), loss)
-        return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
-
-
-def weighted_mean(values: tf.Tensor, weights: Any) -> tuple:
-    """tf.compat.v1.metrics.mean of `values`, each weighted by its example's weight."""
-    values = tf.cast(values, tf.float32)
-    if isinstance(weights, float):
-        return tf.compat.v1.metrics.mean(values)
-    return tf.compat.v1.metrics.mean(values, weights=weights * tf.ones_like(values))
+                eval_metrics = self.metrics(regularization_losses=regularization_losses)
+                eval_metrics = self.update_metrics(eval_metrics, features, logits, labels,
+                                                   regularization_losses=regularization_losses)
+                return EstimatorSpec(ModeKeys.EVAL, predictions=predictions, loss=loss, eval_metric_ops=eval_metrics)
+            train_op = create_estimator_spec_train_op(self.name, optimizer, trainable_variables, train_op_fn,
+                                                      update_ops, loss, self.loss_reduction)
+        create_estimator_spec_summary(loss, regularization_losses, self._summary_key)
+        return EstimatorSpec(ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op,
+                             eval_metric_ops={})

@@ -2,100 +2,153 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import tensorflow as tf
 
-from estimators.canned.heads import keys
-from estimators.canned.heads.base import Head, labels_like_logits, weighted_mean
-from estimators.canned.heads.classes import check_vocabulary, class_ids, class_names, ids_to_names, tiled
-from estimators.export.outputs import ClassificationOutput, PredictOutput, RegressionOutput
+from estimators.canned.heads import base, checks, keys
+from estimators.canned.heads import keys as _k  # predictions() takes an argument named keys, as 2.15's
+from estimators.canned.heads import metrics as head_metrics
+from estimators.canned.heads.classes import check_vocabulary, ids_to_names, lookup_class_ids
+from estimators.export.outputs import PredictOutput, RegressionOutput
+
+_PREDICTION_KEYS = (keys.LOGITS, keys.LOGISTIC, keys.PROBABILITIES, keys.CLASS_IDS, keys.CLASSES,
+                    keys.ALL_CLASS_IDS, keys.ALL_CLASSES)
 
 
-class BinaryClassHead(Head):
-    """Two classes from one logit (2.15: tf.estimator.BinaryClassHead)."""
-
-    logits_dimension = 1
+class BinaryClassHead(base.Head):
+    """Two classes from one logit (2.15: tf.estimator.BinaryClassHead); `thresholds` add accuracy, precision and
+    recall at each, `loss_fn(labels, logits[, features])` replaces sigmoid cross-entropy."""
 
     def __init__(self, weight_column: Any = None, thresholds: Sequence[float] | None = None,
-                 label_vocabulary: Sequence[str] | None = None,
-                 loss_reduction: Any = keys.SUM_OVER_BATCH_SIZE, name: str | None = None):
-        super().__init__(weight_column, loss_reduction, name)
-        check_vocabulary(label_vocabulary, 2)
-        for threshold in thresholds or ():
-            if not 0.0 < threshold < 1.0:
-                raise ValueError(f"thresholds must be in (0, 1) range. Given: {threshold}")
-        self._thresholds = tuple(thresholds or ())
+                 label_vocabulary: Sequence[str] | None = None, loss_reduction: Any = keys.SUM_OVER_BATCH_SIZE,
+                 loss_fn: Callable | None = None, name: str | None = None):
+        checks.check_label_vocabulary(label_vocabulary)
+        check_vocabulary(label_vocabulary, 2)  # 2.15 took any length here and failed on the third class's labels
+        self._thresholds = checks.check_thresholds(thresholds, "thresholds not in (0, 1): {thresholds}.")
+        base.validate_loss_reduction(loss_reduction)
+        if loss_fn:
+            checks.validate_loss_fn_args(loss_fn)
+        self._weight_column = weight_column
         self._label_vocabulary = label_vocabulary
+        self._loss_reduction = loss_reduction
+        self._loss_fn = loss_fn
+        self._name = name
+        self._threshold_keys = [
+            tuple(self._summary_key(template % t) for template in (keys.ACCURACY_AT_THRESHOLD,
+                                                                    keys.PRECISION_AT_THRESHOLD,
+                                                                    keys.RECALL_AT_THRESHOLD))
+            for t in self._thresholds]
 
-    def _processed_labels(self, labels: Any, logits: tf.Tensor) -> tf.Tensor:
-        """float32 labels in [0, 1]: vocabulary strings as 0/1, numbers (soft labels too) checked to lie in range."""
-        labels = labels_like_logits(labels, logits, 1)
-        if self._label_vocabulary is not None or labels.dtype == tf.string:
-            return tf.cast(class_ids(labels, 2, self._label_vocabulary), tf.float32)
-        labels = tf.cast(labels, tf.float32)
-        checks = [tf.debugging.assert_non_negative(labels, message="Labels must be >= 0"),
-                  tf.debugging.assert_less_equal(labels, 1.0, message="Labels must be <= n_classes - 1")]
-        with tf.control_dependencies(checks):
-            return tf.identity(labels)
+    @property
+    def logits_dimension(self) -> int:
+        return 1
 
-    def _unreduced_loss(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-        return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+    @property
+    def loss_reduction(self) -> Any:
+        return self._loss_reduction
 
-    def predictions(self, logits: tf.Tensor, keys_wanted: list[str] | None = None) -> dict:
+    def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
+        """float32 labels in [0, 1] (vocabulary strings as 0/1), shaped like the logits."""
+        labels = checks.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
+        if self._label_vocabulary is not None:
+            labels = lookup_class_ids(labels, self._label_vocabulary)
+        return checks.check_label_range(tf.cast(labels, tf.float32), n_classes=2)
+
+    def _unweighted_loss_and_weights(self, logits: tf.Tensor, labels: tf.Tensor, features: dict) -> tuple:
+        if self._loss_fn:
+            unweighted = checks.call_loss_fn(self._loss_fn, labels, logits, features, expected_loss_dim=1)
+        else:
+            if not logits.shape.is_compatible_with(labels.shape):  # 2.15's TensorFlow said it so
+                raise ValueError(f"logits and labels must have the same shape ({logits.shape} vs {labels.shape})")
+            unweighted = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+        weights = checks.get_weights_and_check_match_logits(features, self._weight_column, logits)
+        return unweighted, weights
+
+    def loss(self, labels: Any, logits: Any, features: dict | None = None, mode: str | None = None,
+             regularization_losses: Any = None) -> tf.Tensor:
+        """The weighted sigmoid cross-entropy reduced by loss_reduction, plus the regularization losses."""
+        del mode
+        with tf.name_scope("losses"):
+            logits = checks.check_logits_final_dim(logits, 1)
+            labels = self._processed_labels(logits, labels)
+            unweighted, weights = self._unweighted_loss_and_weights(logits, labels, features or {})
+            training_loss = base.weighted_training_loss(unweighted, weights, self._loss_reduction)
+            return base.regularized(training_loss, regularization_losses)
+
+    def predictions(self, logits: Any, keys: Sequence[str] | None = None) -> dict:  # noqa: A002 - 2.15's name
+        wanted = base.wanted_keys(keys, _PREDICTION_KEYS)
+        logits = checks.check_logits_final_dim(logits, 1)
+        result = {}
         with tf.name_scope("predictions"):
-            logistic = tf.sigmoid(logits, name="logistic")
+            if _k.LOGITS in wanted:
+                result[_k.LOGITS] = logits
+            if _k.LOGISTIC in wanted:
+                result[_k.LOGISTIC] = tf.sigmoid(logits, name=_k.LOGISTIC)
             two_class_logits = tf.concat([tf.zeros_like(logits), logits], axis=-1, name="two_class_logits")
-            probabilities = tf.nn.softmax(two_class_logits, name="probabilities")
-            ids = tf.expand_dims(tf.argmax(two_class_logits, axis=-1), -1, name="class_ids")
-            all_ids = tiled(tf.range(2), logits)
-            result = {keys.LOGITS: logits, keys.LOGISTIC: logistic, keys.PROBABILITIES: probabilities,
-                      keys.CLASS_IDS: ids, keys.CLASSES: ids_to_names(ids, 2, self._label_vocabulary),
-                      keys.ALL_CLASS_IDS: all_ids, keys.ALL_CLASSES: tiled(class_names(2, self._label_vocabulary),
-                                                                           logits)}
-        return {k: v for k, v in result.items() if keys_wanted is None or k in keys_wanted}
+            if _k.PROBABILITIES in wanted:
+                result[_k.PROBABILITIES] = tf.nn.softmax(two_class_logits, name=_k.PROBABILITIES)
+            if _k.CLASS_IDS in wanted or _k.CLASSES in wanted:
+                class_ids = tf.expand_dims(tf.argmax(two_class_logits, axis=-1, name=_k.CLASS_IDS), -1)
+                if _k.CLASS_IDS in wanted:
+                    result[_k.CLASS_IDS] = class_ids
+                if _k.CLASSES in wanted:
+                    result[_k.CLASSES] = ids_to_names(class_ids, self._label_vocabulary)
+            if _k.ALL_CLASS_IDS in wanted:
+                result[_k.ALL_CLASS_IDS] = base.all_class_ids(logits, 2)
+            if _k.ALL_CLASSES in wanted:
+                result[_k.ALL_CLASSES] = base.all_classes(logits, 2, self._label_vocabulary)
+        return result
 
-    def _eval_metrics(self, labels: tf.Tensor, logits: tf.Tensor, predictions: dict, unreduced: tf.Tensor,
-                      weights: Any) -> dict:
-        w = None if isinstance(weights, float) else weights
-        float_labels = labels
-        logistic = predictions[keys.LOGISTIC]
-        metrics = {
-            self._summary_key(keys.LOSS_MEAN): weighted_mean(unreduced, weights),
-            self._summary_key(keys.ACCURACY): tf.compat.v1.metrics.accuracy(labels, predictions[keys.CLASS_IDS], w),
-            self._summary_key(keys.PRECISION): tf.compat.v1.metrics.precision(labels, predictions[keys.CLASS_IDS], w),
-            self._summary_key(keys.RECALL): tf.compat.v1.metrics.recall(labels, predictions[keys.CLASS_IDS], w),
-            self._summary_key(keys.PREDICTION_MEAN): weighted_mean(logistic, weights),
-            self._summary_key(keys.AUC): tf.compat.v1.metrics.auc(float_labels, logistic, w, curve="ROC",
-                                                                  summation_method="careful_interpolation"),
-            self._summary_key(keys.AUC_PR): tf.compat.v1.metrics.auc(float_labels, logistic, w, curve="PR",
-                                                                     summation_method="careful_interpolation"),
-        }
-        label_mean = weighted_mean(float_labels, weights)
-        metrics[self._summary_key(keys.LABEL_MEAN)] = label_mean
-        value, update = label_mean
-        metrics[self._summary_key(keys.ACCURACY_BASELINE)] = (tf.maximum(value, 1.0 - value),
-                                                              tf.maximum(update, 1.0 - update))
-        for threshold in self._thresholds:
-            above = tf.cast(logistic >= threshold, tf.int64)
-            metrics[self._summary_key(f"accuracy/positive_threshold_{threshold:g}")] = \
-                tf.compat.v1.metrics.accuracy(labels, above, w)
-            metrics[self._summary_key(f"precision/positive_threshold_{threshold:g}")] = \
-                _first(tf.compat.v1.metrics.precision_at_thresholds(float_labels, logistic, [threshold], w))
-            metrics[self._summary_key(f"recall/positive_threshold_{threshold:g}")] = \
-                _first(tf.compat.v1.metrics.recall_at_thresholds(float_labels, logistic, [threshold], w))
-        return metrics
+    def metrics(self, regularization_losses: Any = None) -> dict:
+        """2.15's metric objects: means of the loss, predictions and labels, accuracy, precision, recall, the
+        accuracy baseline, ROC and PR AUC, and accuracy/precision/recall at each threshold."""
+        m = head_metrics.keras_metrics()
+        with tf.name_scope("metrics"):
+            result = {self._summary_key(keys.LOSS_MEAN): m.Mean(name=keys.LOSS_MEAN),
+                      self._summary_key(keys.ACCURACY): m.Accuracy(name=keys.ACCURACY),
+                      self._summary_key(keys.PRECISION): m.Precision(name=keys.PRECISION),
+                      self._summary_key(keys.RECALL): m.Recall(name=keys.RECALL),
+                      self._summary_key(keys.PREDICTION_MEAN): m.Mean(name=keys.PREDICTION_MEAN),
+                      self._summary_key(keys.LABEL_MEAN): m.Mean(name=keys.LABEL_MEAN),
+                      self._summary_key(keys.ACCURACY_BASELINE): head_metrics.accuracy_baseline(
+                          keys.ACCURACY_BASELINE),
+                      self._summary_key(keys.AUC): m.AUC(name=keys.AUC),
+                      self._summary_key(keys.AUC_PR): m.AUC(curve="PR", name=keys.AUC_PR)}
+            if regularization_losses is not None:
+                result[self._summary_key(keys.LOSS_REGULARIZATION)] = m.Mean(name=keys.LOSS_REGULARIZATION)
+            for threshold, (accuracy, precision, recall) in zip(self._thresholds, self._threshold_keys, strict=True):
+                result[accuracy] = m.BinaryAccuracy(name=accuracy, threshold=threshold)
+                result[precision] = m.Precision(name=precision, thresholds=threshold)
+                result[recall] = m.Recall(name=recall, thresholds=threshold)
+        return result
+
+    def update_metrics(self, eval_metrics: dict, features: dict, logits: Any, labels: Any,
+                       regularization_losses: Any = None) -> dict:
+        """Updates metrics() objects with this batch; returns them."""
+        predictions = self.predictions(logits)
+        class_ids, logistic = predictions[_k.CLASS_IDS], predictions[_k.LOGISTIC]
+        logits = checks.check_logits_final_dim(logits, 1)
+        labels = self._processed_labels(logits, labels)
+        unweighted, weights = self._unweighted_loss_and_weights(logits, labels, features or {})
+        key = self._summary_key
+        eval_metrics[key(keys.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
+        for name in (keys.ACCURACY, keys.PRECISION, keys.RECALL):
+            eval_metrics[key(name)].update_state(y_true=labels, y_pred=class_ids, sample_weight=weights)
+        head_metrics.update_with_broadcast_weights(eval_metrics[key(keys.PREDICTION_MEAN)], logistic, weights)
+        head_metrics.update_with_broadcast_weights(eval_metrics[key(keys.LABEL_MEAN)], labels, weights)
+        head_metrics.update_with_broadcast_weights(eval_metrics[key(keys.ACCURACY_BASELINE)], labels, weights)
+        head_metrics.update_auc(eval_metrics[key(keys.AUC)], labels, logistic, weights)
+        head_metrics.update_auc(eval_metrics[key(keys.AUC_PR)], labels, logistic, weights)
+        head_metrics.add_regularization(eval_metrics, key(keys.LOSS_REGULARIZATION), regularization_losses)
+        for threshold_keys in self._threshold_keys:
+            for name in threshold_keys:
+                eval_metrics[name].update_state(y_true=labels, y_pred=logistic, sample_weight=weights)
+        return eval_metrics
 
     def _export_outputs(self, predictions: dict) -> dict:
-        classification = ClassificationOutput(scores=predictions[keys.PROBABILITIES],
-                                              classes=predictions[keys.ALL_CLASSES])
+        classification = base.classification_output(predictions[_k.PROBABILITIES], 2, self._label_vocabulary)
         return {keys.SERVING_DEFAULT: classification, keys.CLASSIFY: classification,
-                keys.REGRESS: RegressionOutput(value=predictions[keys.LOGISTIC]),
+                keys.REGRESS: RegressionOutput(value=predictions[_k.LOGISTIC]),
                 keys.PREDICT: PredictOutput(predictions)}
-
-
-def _first(metric: tuple) -> tuple:
-    """A one-threshold metric's (value, update) as scalars."""
-    value, update = metric
-    return value[0], update[0]

@@ -2,56 +2,131 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import tensorflow as tf
 
-from estimators.canned.heads import keys
-from estimators.canned.heads.base import Head, labels_like_logits, weighted_mean
-from estimators.canned.heads.classes import check_vocabulary, class_ids, class_names, ids_to_names, tiled
-from estimators.export.outputs import ClassificationOutput, PredictOutput
+from estimators.canned.heads import base, checks, keys
+from estimators.canned.heads import keys as _k  # predictions() takes an argument named keys, as 2.15's
+from estimators.canned.heads import metrics as head_metrics
+from estimators.canned.heads.classes import check_vocabulary, ids_to_names, lookup_class_ids
+from estimators.export.outputs import PredictOutput
+
+_PREDICTION_KEYS = (keys.LOGITS, keys.PROBABILITIES, keys.CLASS_IDS, keys.CLASSES, keys.ALL_CLASS_IDS,
+                    keys.ALL_CLASSES)
 
 
-class MultiClassHead(Head):
-    """One of n_classes (> 2) classes per example (2.15: tf.estimator.MultiClassHead)."""
+class MultiClassHead(base.Head):
+    """One of n_classes (> 2) classes per example (2.15: tf.estimator.MultiClassHead); labels are integer class
+    ids, or strings of label_vocabulary."""
 
     def __init__(self, n_classes: int, weight_column: Any = None, label_vocabulary: Sequence[str] | None = None,
-                 loss_reduction: Any = keys.SUM_OVER_BATCH_SIZE, name: str | None = None):
-        super().__init__(weight_column, loss_reduction, name)
-        if n_classes is None or n_classes <= 2:
-            raise ValueError(f"n_classes must be > 2: {n_classes}.")
+                 loss_reduction: Any = keys.SUM_OVER_BATCH_SIZE, loss_fn: Callable | None = None,
+                 name: str | None = None):
+        if n_classes is None:
+            raise ValueError("n_classes cannot be None")
         check_vocabulary(label_vocabulary, n_classes)
-        self._n_classes = n_classes
+        base.validate_loss_reduction(loss_reduction)
+        if loss_fn:
+            checks.validate_loss_fn_args(loss_fn)
+        self._n_classes = base.validate_n_classes(n_classes)
+        self._weight_column = weight_column
         self._label_vocabulary = label_vocabulary
-        self.logits_dimension = n_classes
+        self._loss_reduction = loss_reduction
+        self._loss_fn = loss_fn
+        self._name = name
 
-    def _processed_labels(self, labels: Any, logits: tf.Tensor) -> tf.Tensor:
-        labels = labels_like_logits(labels, logits, 1)
-        return class_ids(labels, self._n_classes, self._label_vocabulary)
+    @property
+    def logits_dimension(self) -> Any:
+        return self._n_classes
 
-    def _unreduced_loss(self, labels: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.squeeze(labels, -1), logits=logits)
-        return tf.expand_dims(loss, -1)
+    @property
+    def loss_reduction(self) -> Any:
+        return self._loss_reduction
 
-    def predictions(self, logits: tf.Tensor, keys_wanted: list[str] | None = None) -> dict:
+    def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
+        """Class ids [D0, ... DN, 1], checked to lie in [0, n_classes)."""
+        labels = checks.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
+        if self._label_vocabulary is None:
+            if not labels.dtype.is_integer:
+                raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
+            label_ids = labels
+        else:
+            if labels.dtype != tf.string:
+                raise ValueError(f"Labels dtype should be string if there is a vocabulary. Instead got "
+                                 f"{labels.dtype}")
+            label_ids = lookup_class_ids(labels, self._label_vocabulary)
+        return checks.check_label_range(label_ids, self._n_classes)
+
+    def _unweighted_loss_and_weights(self, logits: tf.Tensor, label_ids: tf.Tensor, features: dict) -> tuple:
+        if self._loss_fn:
+            unweighted = checks.call_loss_fn(self._loss_fn, label_ids, logits, features, expected_loss_dim=1)
+        else:
+            unweighted = tf.compat.v1.losses.sparse_softmax_cross_entropy(
+                labels=label_ids, logits=logits, reduction=tf.compat.v1.losses.Reduction.NONE)
+            unweighted = tf.expand_dims(unweighted, -1)
+        weights = checks.get_weights_and_check_match_logits(features, self._weight_column, logits)
+        return unweighted, weights
+
+    def loss(self, labels: Any, logits: Any, features: dict | None = None, mode: str | None = None,
+             regularization_losses: Any = None) -> tf.Tensor:
+        """The weighted softmax cross-entropy reduced by loss_reduction, plus the regularization losses."""
+        del mode
+        with tf.name_scope("losses"):
+            logits = checks.check_logits_final_dim(logits, self.logits_dimension)
+            label_ids = self._processed_labels(logits, labels)
+            unweighted, weights = self._unweighted_loss_and_weights(logits, label_ids, features or {})
+            training_loss = base.weighted_training_loss(unweighted, weights, self._loss_reduction)
+            return base.regularized(training_loss, regularization_losses)
+
+    def predictions(self, logits: Any, keys: Sequence[str] | None = None) -> dict:  # noqa: A002 - 2.15's name
+        wanted = base.wanted_keys(keys, _PREDICTION_KEYS)
+        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
+        result = {}
         with tf.name_scope("predictions"):
-            ids = tf.expand_dims(tf.argmax(logits, axis=-1), -1, name="class_ids")
-            result = {keys.LOGITS: logits, keys.PROBABILITIES: tf.nn.softmax(logits, name="probabilities"),
-                      keys.CLASS_IDS: ids, keys.CLASSES: ids_to_names(ids, self._n_classes, self._label_vocabulary),
-                      keys.ALL_CLASS_IDS: tiled(tf.range(self._n_classes), logits),
-                      keys.ALL_CLASSES: tiled(class_names(self._n_classes, self._label_vocabulary), logits)}
-        return {k: v for k, v in result.items() if keys_wanted is None or k in keys_wanted}
+            if _k.LOGITS in wanted:
+                result[_k.LOGITS] = logits
+            if _k.PROBABILITIES in wanted:
+                result[_k.PROBABILITIES] = tf.nn.softmax(logits, name=_k.PROBABILITIES)
+            if _k.CLASS_IDS in wanted or _k.CLASSES in wanted:
+                class_ids = tf.expand_dims(tf.argmax(logits, axis=-1, name=_k.CLASS_IDS), -1)
+                if _k.CLASS_IDS in wanted:
+                    result[_k.CLASS_IDS] = class_ids
+                if _k.CLASSES in wanted:
+                    result[_k.CLASSES] = ids_to_names(class_ids, self._label_vocabulary)
+            if _k.ALL_CLASS_IDS in wanted:
+                result[_k.ALL_CLASS_IDS] = base.all_class_ids(logits, self._n_classes)
+            if _k.ALL_CLASSES in wanted:
+                result[_k.ALL_CLASSES] = base.all_classes(logits, self._n_classes, self._label_vocabulary)
+        return result
 
-    def _eval_metrics(self, labels: tf.Tensor, logits: tf.Tensor, predictions: dict, unreduced: tf.Tensor,
-                      weights: Any) -> dict:
-        w = None if isinstance(weights, float) else weights
-        return {self._summary_key(keys.LOSS_MEAN): weighted_mean(unreduced, weights),
-                self._summary_key(keys.ACCURACY): tf.compat.v1.metrics.accuracy(labels, predictions[keys.CLASS_IDS],
-                                                                                 w)}
+    def metrics(self, regularization_losses: Any = None) -> dict:
+        """2.15's metric objects: the mean loss and accuracy (and the regularization loss's mean)."""
+        m = head_metrics.keras_metrics()
+        with tf.name_scope("metrics"):
+            result = {self._summary_key(keys.LOSS_MEAN): m.Mean(name=keys.LOSS_MEAN)}
+            if regularization_losses is not None:
+                result[self._summary_key(keys.LOSS_REGULARIZATION)] = m.Mean(name=keys.LOSS_REGULARIZATION)
+            result[self._summary_key(keys.ACCURACY)] = m.Accuracy(name=keys.ACCURACY)
+        return result
+
+    def update_metrics(self, eval_metrics: dict, features: dict, logits: Any, labels: Any,
+                       regularization_losses: Any = None) -> dict:
+        """Updates metrics() objects with this batch; returns them."""
+        class_ids = self.predictions(logits)[_k.CLASS_IDS]
+        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
+        label_ids = self._processed_labels(logits, labels)
+        unweighted, weights = self._unweighted_loss_and_weights(logits, label_ids, features or {})
+        eval_metrics[self._summary_key(keys.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
+        eval_metrics[self._summary_key(keys.ACCURACY)].update_state(y_true=label_ids, y_pred=class_ids,
+                                                                    sample_weight=weights)
+        head_metrics.add_regularization(eval_metrics, self._summary_key(keys.LOSS_REGULARIZATION),
+                                        regularization_losses)
+        return eval_metrics
 
     def _export_outputs(self, predictions: dict) -> dict:
-        classification = ClassificationOutput(scores=predictions[keys.PROBABILITIES],
-                                              classes=predictions[keys.ALL_CLASSES])
+        classification = base.classification_output(predictions[_k.PROBABILITIES], self._n_classes,
+                                                    self._label_vocabulary)
         return {keys.SERVING_DEFAULT: classification, keys.CLASSIFY: classification,
                 keys.PREDICT: PredictOutput(predictions)}
