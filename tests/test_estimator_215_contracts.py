@@ -37,6 +37,17 @@ def test_predict_keys_select_predictions_that_agree_on_their_own_batch_length(tm
     assert list(first) == ["y1"] and first["y1"] == pytest.approx([10.0])
 
 
+def test_a_single_prediction_tensor_of_its_own_batch_length_yields_its_own_rows(tmp_path):
+    """2.15 took the batch length from the predictions: [[4.]] for a two-row input batch is one example, [4.]."""
+    def model_fn(features, labels, mode):
+        x = tf.Variable([[3.0]], name="x")
+        return EstimatorSpec(mode, predictions=tf.math.add(x, 1.0))
+
+    predictions = list(Estimator(model_fn, model_dir=str(tmp_path)).predict(
+        lambda: tf.data.Dataset.from_tensors(({"x": tf.constant([[1.0], [1.0]])}, tf.constant([[1.0], [1.0]])))))
+    assert len(predictions) == 1 and predictions[0] == pytest.approx([4.0])
+
+
 def test_predict_keys_with_a_single_prediction_tensor_is_an_error(tmp_path):
     estimator = Estimator(lambda features, labels, mode: _spec(mode, predictions=tf.constant([[10.0]])),
                           model_dir=str(tmp_path))

@@ -60,14 +60,19 @@ def _per_batch_keys(rows: Any, total: int, single: bool) -> set:
 
 def _all_of_one_other_length(rows: Any, total: int, steps: int) -> bool:
     """Every prediction has the same first dimension, divisible by the steps, other than the examples' count."""
-    if not isinstance(rows, dict) or not rows:
+    values = list(rows.values()) if isinstance(rows, dict) else [rows] if isinstance(rows, np.ndarray) else []
+    if not values:
         return False
-    lengths = {a.shape[0] if a.ndim else None for a in rows.values()}
+    lengths = {a.shape[0] if a.ndim else None for a in values}
     (length,) = lengths if len(lengths) == 1 else (None,)
     return length is not None and length != total and length % steps == 0
 
 
-def _rows_of_each_share(rows: dict, steps: int) -> Iterator:
+def _rows_of_each_share(rows: dict | np.ndarray, steps: int) -> Iterator:
+    if not isinstance(rows, dict):  # one tensor of predictions
+        for step in range(steps):
+            yield from _step_share(rows, step, steps)
+        return
     for step in range(steps):
         part = {k: _step_share(a, step, steps) for k, a in rows.items()}
         for i in range(len(next(iter(part.values())))):

@@ -102,11 +102,13 @@ PROGRAMS = {
     "dcgan_tpu": Program(legacy_keras=True),
     "multiworker_tutorial": Program(legacy_keras=True),
     "cifar_keras": Program(legacy_keras=True),
+    # Not an engine difference: its evaluation after 46 steps (BatchNorm's moving statistics a third settled) is
+    # set by the seed's draws. 2.15 gave accuracy 0.29-0.57 over seeds 0-4; the port 0.75 at seed 0 and 0.24, 0.34,
+    # 0.30 at seeds 1-3; from one starting checkpoint without shuffle and dropout both give the same numbers to
+    # float32 rounding (test_same_start.py), so this band comparison is expected to fail at seed 0.
     "mnist_colab": Program(legacy_keras=True, fails=("evaluation_metrics_within_reference_spread",), missing=(
-        "its evaluation after 46 steps in 2.15's band: 2.15 gave accuracy 0.24-0.47, ours 0.75. The training loss "
-        "curves agree step by step and both engines evaluate the same checkpoint to the same numbers, so what "
-        "differs is the trained state (BatchNorm moving statistics are the suspect). The program trains, evaluates, "
-        "exports, predicts and exits within a second of its last result")),
+        "seed 0's draws to fall in 2.15's band (ours gives 0.75 there, in band at seeds 1-3; test_same_start.py "
+        "shows the training equals 2.15's from the same state)")),
     # Raw iris measurements: 20 runs of 2.15 started at 0.94-2.52, 16 of ours at 1.00-3.70 (one CI run: 3.51).
     "premade_iris": Program(legacy_keras=False, canned=True, first_loss_factor=2.0),
     "linear_titanic": Program(legacy_keras=False, canned=True),
