@@ -84,7 +84,7 @@ class TPUEstimator(Estimator):
         self._export_to_tpu, self._export_to_cpu = bool(export_to_tpu), bool(export_to_cpu)
         super().__init__(model_fn, model_dir=model_dir, config=config, params=params, warm_start_from=warm_start_from)
         _check_batch_axis(batch_axis, self._config.tpu_config.per_host_input_for_training)
-        _check_one_core_per_replica(self._config.tpu_config)
+        _check_one_core_per_replica(self._config.tpu_config, self._config.master if self._use_tpu else None)
 
     def _verify_model_fn_args(self, model_fn: Callable, params: dict | None) -> None:
         """Params are the TPUEstimator's own (it adds batch_size and context), so only the arguments are checked:
@@ -295,21 +295,43 @@ class TPUEstimator(Estimator):
             self._params = params
 
 
-def _check_one_core_per_replica(tpu_config: Any) -> None:
+def _check_one_core_per_replica(tpu_config: Any, master: str | None) -> None:
     """Model parallelism (a replica over several cores) is refused: every replica here runs on one core.
-    Per-shard input with it was refused by 2.15 too, with its message first."""
+    What 2.15 refused too comes with its message first: per-shard input, and (use_tpu, `master` given) a replica
+    wider than the TPU system's hosts, outside PER_HOST_V2 / BROADCAST input."""
     cores = tpu_config.num_cores_per_replica
     if cores and tpu_config.per_host_input_for_training == InputPipelineConfig.PER_SHARD_V1:
         raise ValueError("Model parallelism only supports per host input for training. Please adjust "
                          "TPURunconfig.per_host_input_for_training.")
     if cores is not None and cores > 1:
+        prefix = ""
+        per_host = 0 if tpu_config.per_host_input_for_training in (
+            InputPipelineConfig.PER_HOST_V2, InputPipelineConfig.BROADCAST) else _cores_per_host(master)
+        if per_host and cores > per_host:
+            prefix = ("Except the PER_HOST_V2 mode, the num of cores required by model parallelism specified by "
+                      "TPUConfig.num_cores_per_replica should be less than or equal to the num_cores_per_host. "
+                      f"num_cores_per_replica: {cores}, num_cores_per_host: {per_host}. ")
         raise ValueError(
-            f"num_cores_per_replica={cores} (model parallelism) is not supported: every replica runs on one "
+            f"{prefix}num_cores_per_replica={cores} (model parallelism) is not supported: every replica runs on one "
             "core. Shard a model over cores with keras.distribution (ModelParallel) instead, or leave it None."
         )
     if tpu_config.input_partition_dims is not None:
         raise ValueError("input_partition_dims (spatial partitioning across the cores of a replica) is not "
                          "supported: every replica runs on one core. Leave it None.")
+
+
+def _cores_per_host(master: str | None) -> int:
+    """TPU cores per host of the system at `master`, as TensorFlow's TPU system query reports it (0: no TPU, or
+    not asked: use_tpu=False)."""
+    if master is None:
+        return 0
+    from tensorflow.python.tpu import tpu_system_metadata
+
+    try:
+        return int(tpu_system_metadata._query_tpu_system_metadata(
+            master, cluster_def=None, query_topology=False).num_of_cores_per_host)
+    except (tf.errors.OpError, RuntimeError, ValueError):
+        return 0
 
 
 def _check_batch_axis(batch_axis: Any, pipeline: int) -> None:

@@ -69,3 +69,39 @@ def test_two_workers_on_the_graph_path_train_as_one_process_on_the_global_batch(
     assert chief["step"] == 3
     np.testing.assert_allclose(np.array(chief["w"]), single.get_variable_value("w"), rtol=1e-5)
     np.testing.assert_allclose(np.array(chief["b"]), single.get_variable_value("b"), rtol=1e-5)
+
+
+TUTORIAL = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, "tests/compat/programs")
+    import multiworker_tutorial as tutorial  # its first line: tf.compat.v1.disable_eager_execution()
+    import tensorflow as tf
+    import estimators
+
+    tutorial.NUM_TRAIN_EXAMPLES, tutorial.NUM_EVAL_EXAMPLES = 512, 256
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    config = estimators.RunConfig(model_dir=sys.argv[1], train_distribute=strategy, tf_random_seed=0)
+    classifier = estimators.Estimator(model_fn=tutorial.model_fn, config=config)
+    calls = []
+    for _ in range(2):  # the tutorial's cell, then the same cell run again: the second call resumes the first's
+        result = estimators.train_and_evaluate(classifier, train_spec=estimators.TrainSpec(input_fn=tutorial.input_fn),
+                                               eval_spec=estimators.EvalSpec(input_fn=tutorial.input_fn))
+        calls.append({"returned": result, "step": int(classifier.get_variable_value("global_step")),
+                      "eval_dir": tf.io.gfile.exists(sys.argv[1] + "/eval")})
+    print("RESULT " + json.dumps({"chief": config.is_chief, "calls": calls}, default=float))
+""")
+
+
+@pytest.mark.needs_tf_keras
+def test_the_multi_worker_tutorial_run_twice_resumes_its_checkpoint_in_the_later_call(tmp_path, monkeypatch):
+    """The tutorial (eager disabled, MultiWorkerMirroredStrategy in RunConfig, train_and_evaluate over one epoch of
+    each worker's shard) twice on one model_dir: the later call restores the first call's checkpoint (2.15 read it
+    back; a later call once failed with NotFoundError here) and trains one more epoch from it."""
+    monkeypatch.setenv("TF_USE_LEGACY_KERAS", "1")  # the tutorial's tf.keras layers inside a TF1 graph
+    chief, worker = run_workers(TUTORIAL, [str(tmp_path / "tutorial")], timeout=400)
+    assert (chief["chief"], worker["chief"]) == (True, False)
+    first, later = chief["calls"]
+    assert (first["step"], later["step"]) == (4, 8)  # 256 examples per worker's shard, batches of 64, per call
+    # As under 2.15's distribute coordinator: workers train and return None, evaluation is an 'evaluator' task's.
+    assert [call["returned"] for call in chief["calls"] + worker["calls"]] == [None] * 4
+    assert not later["eval_dir"]

@@ -38,3 +38,19 @@ def test_input_partitioning_is_refused_by_the_estimator():
 
 def test_one_core_per_replica_is_fine():
     assert _estimator(num_cores_per_replica=1) is not None
+
+
+def test_a_replica_wider_than_the_tpu_hosts_gets_2_15s_error_first(monkeypatch):
+    """2.15 asked the TPU system for its cores per host (tensorflow.python.tpu.tpu_system_metadata) and refused a
+    replica wider than a host outside PER_HOST_V2; an 8-core-per-host system as TensorFlow's query reports it."""
+    from tensorflow.python.tpu import tpu_system_metadata
+
+    system = tpu_system_metadata.TPUSystemMetadata(num_cores=32, num_hosts=4, num_of_cores_per_host=8,
+                                                   topology=None, devices=[])
+    monkeypatch.setattr(tpu_system_metadata, "_query_tpu_system_metadata", lambda master, **kwargs: system)
+    with pytest.raises(ValueError, match=r"num_cores_per_replica: 16, num_cores_per_host: 8\. .*is not supported"):
+        _estimator(num_cores_per_replica=16)
+    with pytest.raises(ValueError, match=r"^num_cores_per_replica=4 \(model parallelism\) is not supported"):
+        _estimator(num_cores_per_replica=4)
+    with pytest.raises(ValueError, match=r"^num_cores_per_replica=16 \(model parallelism\) is not supported"):
+        _estimator(num_cores_per_replica=16, per_host_input_for_training=InputPipelineConfig.PER_HOST_V2)
