@@ -22,13 +22,18 @@ HANG_S = 60  # "ended promptly" is well under this; the hangs were 75-343 s
 def _seconds_to_exit(model_dir, *args: str, alive: list | None = None) -> float:
     """Runs tests.exit_worker with `args`; the seconds between its `LAST` line and its end (exit status 0).
     `alive` gets the `ALIVE` counts the worker printed."""
+    command = [sys.executable, "-m", "tests.exit_worker", str(model_dir / "run"), *args]
+    return _seconds_after("LAST ", command, model_dir, ROOT, env(), alive)
+
+
+def _seconds_after(marker: str, command: list, model_dir, cwd, environment: dict, alive: list | None = None) -> float:
+    """The seconds between the process's line starting with `marker` and its end (exit status 0)."""
     with open(os.path.join(model_dir, "stderr"), "w+") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "tests.exit_worker", str(model_dir / "run"), *args],
-                                   cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=stderr, text=True)
+        process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=subprocess.PIPE, stderr=stderr, text=True)
         try:
             last = None
             for line in process.stdout:
-                if line.startswith("LAST "):
+                if line.startswith(marker):
                     last = time.monotonic()
                 elif line.startswith("ALIVE ") and alive is not None:
                     alive.append(int(line.split()[1]))
@@ -69,3 +74,13 @@ def test_a_notebook_that_reads_a_few_predictions_ends_promptly_on_a_busy_machine
     alive = []
     assert _seconds_to_exit(tmp_path, "predict_some", str(replicas), alive=alive) < HANG_S
     assert alive == [0]  # the abandoned prediction's iterator is not being freed in a thread exit must wait for
+
+
+@pytest.mark.needs_tf_keras
+def test_the_colab_mnist_tpuestimator_program_ends_promptly_after_its_result_on_a_busy_machine(tmp_path, busy_machine):
+    """tests/compat's re-creation of the notebook, as a user runs it: TPUEstimator train, evaluate, export, two
+    predict() generators left unfinished, its result printed; then the interpreter's end (2.15: at once)."""
+    programs = os.path.join(ROOT, "tests", "compat", "programs")
+    environment = dict(env(), TF_USE_LEGACY_KERAS="1")
+    command = [sys.executable, os.path.join(programs, "mnist_colab.py"), f"--model_dir={tmp_path / 'run'}"]
+    assert _seconds_after("COMPAT_RESULT ", command, tmp_path, programs, environment) < HANG_S
