@@ -17,9 +17,9 @@ import keras
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators import path_choice
 from estimators.compat.call_context import current_call
 from estimators.compat.optimizer_guard import learning_rate_of
-from estimators.graph import choice
 
 _MEAN = ("mean", "weighted_mean", "sum_over_batch_size", "weighted_sum_over_batch_size")
 _SUM = ("sum", "weighted_sum")
@@ -90,8 +90,8 @@ class CrossShardOptimizer:
         and not used (compat/gradient_gating.py says why it would change bfloat16 results).
         """
         del colocate_gradients_with_ops, gate_gradients  # placement is tf.distribute's; gating: see docstring
-        if self._kind != "v1" and choice.graph_call_reason():
-            raise choice.tf2_only(f"CrossShardOptimizer over a Keras optimizer ({type(self._opt).__name__})")
+        if self._kind != "v1" and path_choice.graph_call_reason():
+            raise path_choice.tf2_only(f"CrossShardOptimizer over a Keras optimizer ({type(self._opt).__name__})")
         variables = self._variables(var_list)
         replicas = _replicas()
         if self._mean and replicas > 1:
@@ -132,7 +132,7 @@ class CrossShardOptimizer:
     @staticmethod
     def _variables(var_list: Iterable | None) -> list:
         if var_list is None:
-            if current_call() is None and not choice.graph_call_reason():
+            if current_call() is None and not path_choice.graph_call_reason():
                 raise ValueError("minimize() without var_list works only inside a model_fn run by an Estimator.")
             keys = tf.compat.v1.GraphKeys
             var_list = tf.compat.v1.trainable_variables() + tf.compat.v1.get_collection(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import itertools
 import math
 import os
 import tempfile
@@ -20,10 +21,13 @@ import numpy as np
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators import path_choice
 from estimators.checkpoint import mapping, warm_start
 from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
 from estimators.checkpoint.lock import ModelDirLock
 from estimators.checkpoint.model_dir_check import check_model_dir
+from estimators.compat import guards  # noqa: F401 - registers the engine's guards before any call
+from estimators.compat.fn_args import bound_model_fn, model_fn_args
 from estimators.compat.input_fn_call import call_input_fn, dataset_of_call
 from estimators.compat.random_seed import seeded_entry_point, seeded_generator
 from estimators.distribute.inputs import masked_stream
@@ -34,17 +38,17 @@ from estimators.distribute.strategy import (
     multi_worker_strategy,
     resolve_strategy,
 )
-from estimators.graph import choice, replicated
 from estimators.graph import evaluate as graph_evaluate
 from estimators.graph import export as graph_export
 from estimators.graph import predict as graph_predict
+from estimators.graph import replicated
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig, TaskType, with_session_config
 from estimators.runtime.collection import Held, free_in_background, keep_until_safe, safe_point, track
-from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.predictions import split_predictions
 from estimators.runtime.state import Runtime
+from estimators.runtime.train_input import StartingOverAtItsEnd, TrainInput
 from estimators.training import eval_summaries
 from estimators.training.controller import SIGNAL, TrainController, TrainPlan
 from estimators.training.hooks import Hook, SavingListener, checked_hooks
@@ -61,7 +65,6 @@ from estimators.training.progress import CheckpointSchedule, ProgressReport
 from estimators.training.progress_display import ProgressDisplay
 from estimators.training.step_summaries import StepSummaries
 from estimators.training.summaries import SummaryWriters
-from estimators.training.train_input import StartingOverAtItsEnd, TrainInput
 
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")  # what model_fn may take, by name
 INPUT_POSITION = "estimators/input_position"  # train-stream steps taken, saved with every checkpoint
@@ -115,6 +118,15 @@ def _master_with_workers(config: RunConfig) -> bool:
     MultiWorkerMirroredStrategy cannot run (it refuses a 'master' job)."""
     jobs = config.cluster_spec.jobs
     return TaskType.MASTER in jobs and TaskType.WORKER in jobs
+
+
+def _begun(items: Iterator) -> Iterator:
+    """`items` with its first one made now (so the TF2 path's GraphPathNeeded is raised here, before any yield)."""
+    try:
+        first = next(items)
+    except StopIteration:
+        return iter(())
+    return itertools.chain([first], items)
 
 
 def _warn_not_finite(results: dict) -> None:
@@ -245,20 +257,30 @@ class Estimator:
 
     # -- which path runs model_fn ------------------------------------------------------------------
     def _path(self, *hook_groups: Any) -> str:
-        """This call's path (estimators/graph/choice.py); once the program needs the graph path, it stays there."""
-        chosen, reason = choice.requested_path(self._config, *hook_groups)
-        if chosen == choice.GRAPH:
+        """This call's path (estimators/graph/path_choice.py); once the program needs the graph path, it stays there."""
+        chosen, reason = path_choice.requested_path(self._config, *hook_groups)
+        if chosen == path_choice.GRAPH:
             self._use_graph_path(reason)
-        return chosen or self._execution or choice.TF2
+        return chosen or self._execution or path_choice.TF2
+
+    def _on_path(self, tf2: Callable[[], Any], graph: Callable[[], Any], *hook_groups: Any) -> Any:
+        """The one path choice of every entry point: tf2() on the TF2 path, unless model_fn shows (GraphPathNeeded,
+        before any step runs or anything is written) that it needs a session; graph() then, and on every later call."""
+        if self._path(*hook_groups) == path_choice.TF2:
+            try:
+                return tf2()
+            except path_choice.GraphPathNeeded as needed:
+                self._use_graph_path(needed.reason)
+        return graph()
 
     def _use_graph_path(self, reason: str) -> None:
-        if self._execution == choice.GRAPH:
+        if self._execution == path_choice.GRAPH:
             return
-        if self._config.execution == choice.TF2:
-            raise choice.pinned_to_tf2(reason)
+        if self._config.execution == path_choice.TF2:
+            raise path_choice.pinned_to_tf2(reason)
         self._check_graph_path()
         logging.info("model_fn runs on the graph path (tf.Graph and sessions, as tf.estimator ran it): %s.", reason)
-        self._execution, self._graph_reason = choice.GRAPH, reason
+        self._execution, self._graph_reason = path_choice.GRAPH, reason
 
     def _check_graph_path(self) -> None:
         """What the graph path cannot run, refused with the way out."""
@@ -453,13 +475,12 @@ class Estimator:
                 "run: each task would train its own copy. Name the 'master' job 'chief' in TF_CONFIG to train the "
                 "chief and workers synchronously (MultiWorkerMirroredStrategy, which refuses a 'master' job), and "
                 "evaluate with an 'evaluator' task.")
-        if self._path(hooks, saving_listeners) == choice.TF2:
-            try:
-                return self._train_tf2(input_fn, hooks, steps, max_steps, saving_listeners)
-            except choice.GraphPathNeeded as needed:
-                self._use_graph_path(needed.reason)
-        graph_train.train(self, input_fn, hooks, steps, max_steps, saving_listeners)
-        return self
+        def on_graph() -> Estimator:
+            graph_train.train(self, input_fn, hooks, steps, max_steps, saving_listeners)
+            return self
+
+        return self._on_path(lambda: self._train_tf2(input_fn, hooks, steps, max_steps, saving_listeners), on_graph,
+                             hooks, saving_listeners)
 
     def _checked_steps(self, name: str, value: Any) -> int | None:
         """train()'s steps / max_steps as a whole count. A fractional one is taken as 2.15's StopAtStepHook took
@@ -592,12 +613,8 @@ class Estimator:
     def _evaluate_at(self, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
                      name: str | None) -> dict:
         """evaluate() of the checkpoint at `path` on the program's path."""
-        if self._path(hooks) == choice.TF2:
-            try:
-                return self._evaluate_tf2(input_fn, steps, hooks, path, name)
-            except choice.GraphPathNeeded as needed:
-                self._use_graph_path(needed.reason)
-        return graph_evaluate.evaluate(self, input_fn, steps, hooks, path, name)
+        return self._on_path(lambda: self._evaluate_tf2(input_fn, steps, hooks, path, name),
+                             lambda: graph_evaluate.evaluate(self, input_fn, steps, hooks, path, name), hooks)
 
     def _evaluate_tf2(self, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
                       name: str | None) -> dict:
@@ -703,19 +720,9 @@ class Estimator:
                 checkpoint_path: str | None = None, yield_single_examples: bool = True) -> Iterator:
         """Yields model_fn's predictions for every example of input_fn's data, in input order."""
         path = self._resolve_checkpoint(checkpoint_path)
-        if self._path(hooks) == choice.TF2:
-            predictions = self._predict_tf2(input_fn, predict_keys, hooks, path, yield_single_examples)
-            try:
-                first = next(predictions)
-            except StopIteration:
-                return
-            except choice.GraphPathNeeded as needed:
-                self._use_graph_path(needed.reason)
-            else:
-                yield first
-                yield from predictions
-                return
-        yield from graph_predict.predict(self, input_fn, predict_keys, hooks, path, yield_single_examples)
+        yield from self._on_path(
+            lambda: _begun(self._predict_tf2(input_fn, predict_keys, hooks, path, yield_single_examples)),
+            lambda: graph_predict.predict(self, input_fn, predict_keys, hooks, path, yield_single_examples), hooks)
 
     def _predict_tf2(self, input_fn: Callable, predict_keys: list[str] | None, hooks: Any, path: str | None,
                      yield_single_examples: bool) -> Iterator:
@@ -736,7 +743,7 @@ class Estimator:
                            assets_extra: dict | None = None, as_text: bool = False,
                            checkpoint_path: str | None = None, experimental_mode: str = ModeKeys.PREDICT) -> bytes:
         """Writes a SavedModel for serving; returns its directory (bytes), as tf.estimator did."""
-        from estimators.export.saved_model import export_saved_model
+        from estimators.runtime.saved_model import export_saved_model
 
         path = self._resolve_checkpoint(checkpoint_path)
         if path is None and self._warm_start is not None:
@@ -744,20 +751,20 @@ class Estimator:
         if path is None:
             raise ValueError(f"Could not find a trained model in model_dir {self._model_dir!r}; train() first or "
                              "pass checkpoint_path.")
-        if self._path() == choice.TF2:
-            try:
-                with safe_point(collect_first=True):
-                    return export_saved_model(
-                        self._model_fn, self._params, self._config, path, export_dir_base, serving_input_receiver_fn,
-                        assets_extra=assets_extra, as_text=as_text, experimental_mode=experimental_mode,
-                    )
-            except choice.GraphPathNeeded as needed:
-                self._use_graph_path(needed.reason)
-        if experimental_mode != ModeKeys.PREDICT:
-            raise ValueError(f"experimental_mode={experimental_mode!r} is not supported: only ModeKeys.PREDICT "
-                             "exports a SavedModel here.")
-        return graph_export.export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
-                                               path)
+        def on_tf2() -> bytes:
+            with safe_point(collect_first=True):
+                return export_saved_model(self._model_fn, self._params, self._config, path, export_dir_base,
+                                          serving_input_receiver_fn, assets_extra=assets_extra, as_text=as_text,
+                                          experimental_mode=experimental_mode)
+
+        def on_graph() -> bytes:
+            if experimental_mode != ModeKeys.PREDICT:
+                raise ValueError(f"experimental_mode={experimental_mode!r} is not supported: only ModeKeys.PREDICT "
+                                 "exports a SavedModel here.")
+            return graph_export.export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra,
+                                                   as_text, path)
+
+        return self._on_path(on_tf2, on_graph)
 
     def export_savedmodel(self, export_dir_base: str, serving_input_receiver_fn: Callable,
                           assets_extra: dict | None = None, as_text: bool = False,

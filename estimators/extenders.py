@@ -14,11 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from estimators.canned.estimator_base import CannedEstimator
+from estimators.compat.fn_args import model_fn_args
 from estimators.estimator import Estimator
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.model_fn_call import model_fn_args
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec
-from estimators.tpu_estimator import TPUEstimator
+from estimators.tpu.estimator import TPUEstimator
 
 _METRIC_FN_ARGS = ("features", "labels", "predictions", "config")
 

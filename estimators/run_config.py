@@ -23,6 +23,7 @@ from tensorflow.core.protobuf import rewriter_config_pb2
 from estimators import precision as precision_policy
 from estimators.compat.ignored_settings import log_ignored
 from estimators.distribute import tf_config
+from estimators.distribute.input_pipeline import InputPipelineConfig, pipeline_name  # noqa: F401 - RunConfig's names
 from estimators.distribute.tf_config import EVALUATOR, ClusterInfo, cluster_info, read_tf_config
 
 # While RunConfig.replace makes its copy: the cluster the copy keeps (TF_CONFIG may have changed since).
@@ -37,25 +38,6 @@ class TaskType:
     WORKER = tf_config.WORKER
     CHIEF = tf_config.CHIEF
     EVALUATOR = tf_config.EVALUATOR
-
-
-class InputPipelineConfig:
-    """How TPUEstimator calls input_fn (TPUConfig.per_host_input_for_training), with 2.15's values.
-
-    PER_HOST_V1 (= True, the default): once per host with the host's batch (global / hosts), split
-    into contiguous per-replica slices. PER_HOST_V2: once per host with the per-replica batch, whose
-    consecutive batches go to the host's replicas in turn. PER_SHARD_V1 (= False): once per replica
-    (training only). BROADCAST is refused; SLICED is an eval_training_input_configuration value.
-    """
-
-    PER_SHARD_V1 = 1
-    PER_HOST_V1 = 2
-    PER_HOST_V2 = 3
-    BROADCAST = 4
-    SLICED = 5
-
-
-_PIPELINE_NAMES = {1: "PER_SHARD_V1", 2: "PER_HOST_V1", 3: "PER_HOST_V2", 4: "BROADCAST", 5: "SLICED"}
 
 
 class IterationsPerLoop(NamedTuple):
@@ -164,7 +146,7 @@ class TPUConfig:
 
     def _check_model_parallelism(self) -> None:
         """2.15's checks of num_cores_per_replica and input_partition_dims, in its order. TPUEstimator refuses to
-        run a replica over several cores (estimators/tpu_estimator.py), but the settings themselves are valid."""
+        run a replica over several cores (estimators/tpu/estimator.py), but the settings themselves are valid."""
         dims, cores = self.input_partition_dims, self.num_cores_per_replica
         if dims is not None:
             if len(dims) not in (1, 2):
@@ -213,11 +195,6 @@ def _pipeline_mode(value: Any) -> int:
             f"InputPipelineConfig value PER_SHARD_V1, PER_HOST_V1 or PER_HOST_V2; got {value!r}."
         )
     return int(value)
-
-
-def pipeline_name(value: int) -> str:
-    """InputPipelineConfig's name for a value (for messages)."""
-    return _PIPELINE_NAMES.get(value, repr(value))
 
 
 class _Default:
@@ -322,7 +299,7 @@ class RunConfig:
     `precision` is None (not set: params["precision"], else float32), "float32" or "bfloat16" (Keras's
     mixed_bfloat16 around every model_fn call: estimators/precision.py);
     `save_input_position` records the train stream's position in checkpoints (a resumed run replays it);
-    `execution` picks the path that runs model_fn: None (chosen from the program: estimators/graph/choice.py),
+    `execution` picks the path that runs model_fn: None (chosen from the program: estimators/path_choice.py),
     "graph" (tf.Graph and sessions, as tf.estimator) or "tf2" (tf.function under tf.distribute).
     """
 

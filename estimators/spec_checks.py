@@ -14,7 +14,6 @@ its update_state's writes on its variables, made again to run together, and its 
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import keras
@@ -78,31 +77,6 @@ def check_estimator_spec(mode: str, predictions: Any, loss: Any, train_op: Any, 
                 raise TypeError(f"All hooks must be SessionRunHook instances (or estimators.Hook), given: {hook!r} "
                                 f"in {name}.")
     return eval_metric_ops, export_outputs
-
-
-# The Scaffolds EstimatorSpec made itself for specs built without one (weakly held: they die with their specs).
-_DEFAULT_SCAFFOLDS: weakref.WeakSet = weakref.WeakSet()
-
-
-def default_scaffold() -> tf.compat.v1.train.Scaffold:
-    """An empty Scaffold for a spec built without one, as 2.15's EstimatorSpec gave; is_default_scaffold knows it,
-    so it puts no model_fn on the graph path (only a Scaffold the model_fn made does)."""
-    scaffold = tf.compat.v1.train.Scaffold()
-    _DEFAULT_SCAFFOLDS.add(scaffold)
-    return scaffold
-
-
-def is_default_scaffold(scaffold: Any) -> bool:
-    """Whether `scaffold` is one EstimatorSpec made for a spec built without one (default_scaffold)."""
-    try:
-        return scaffold in _DEFAULT_SCAFFOLDS
-    except TypeError:  # an unhashable object
-        return False
-
-
-def user_scaffold(scaffold: Any) -> Any:
-    """`scaffold` when the model_fn made it, None for none or EstimatorSpec's default one."""
-    return None if scaffold is None or is_default_scaffold(scaffold) else scaffold
 
 
 def _check_metrics(eval_metric_ops: Any) -> Any:

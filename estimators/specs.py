@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import tensorflow as tf
 
 from estimators import log as logging
-from estimators import spec_checks
+from estimators import path_choice, spec_checks
 from estimators.mode_keys import ModeKeys
 from estimators.training.hooks import Hook, checked_hooks
 from estimators.training.host_call import validate_host_call
@@ -54,7 +54,7 @@ class EstimatorSpec(_EstimatorSpecFields):
         eval_metric_ops, export_outputs = spec_checks.check_estimator_spec(
             mode, predictions, loss, train_op, eval_metric_ops, export_outputs, scaffold, hooks)
         if scaffold is None:  # 2.15 gave every spec a Scaffold; this one keeps the program on its path
-            scaffold = spec_checks.default_scaffold()
+            scaffold = path_choice.default_scaffold()
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops, export_outputs,
                                tuple(training_chief_hooks or ()), tuple(training_hooks or ()), scaffold,
                                tuple(evaluation_hooks or ()), tuple(prediction_hooks or ()))
@@ -123,7 +123,7 @@ def validate_spec(spec: Any, mode: str, sessions: bool = False) -> EstimatorSpec
                             mode, spec.mode, mode)
     for name, what in () if sessions else _UNSUPPORTED.items():
         value = getattr(spec, name, None)
-        if spec_checks.user_scaffold(value) if name == "scaffold" else value:
+        if path_choice.user_scaffold(value) if name == "scaffold" else value:
             raise ValueError(f"{type(spec).__name__}.{name} holds {what}; remove it.")
     for name in () if sessions else ("training_hooks", "training_chief_hooks"):
         checked_hooks(getattr(spec, name, None), f"{type(spec).__name__}.{name}", Hook)

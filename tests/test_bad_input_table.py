@@ -489,4 +489,4 @@ def test_no_file_the_project_reads_can_run_code():
 
 # Matches of the rule above that read no file: the Keras flavour rebuilds the program's own in-memory model
 # from the config it serialized in this process (a model from a file went through load_model's safe mode).
-_READS_NO_FILE = ("estimators/keras_flavours.py:",)
+_READS_NO_FILE = ("estimators/keras/flavours.py:",)

@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from estimators import EstimatorSpec, ModeKeys
 from estimators.export import ServingInputReceiver
-from estimators.export.wrapped_graph import EstimatorWrappedGraph
+from estimators.graph.wrapped_graph import EstimatorWrappedGraph
 
 
 def _model_fn(features, labels, mode):

@@ -3,7 +3,7 @@
 import pytest
 import tensorflow as tf
 
-from estimators.keras_errors import FormattedKeyError
+from estimators.keras.errors import FormattedKeyError
 
 
 def test_its_str_is_the_message_with_real_newlines():

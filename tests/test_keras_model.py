@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from estimators import Estimator, RunConfig, TPUEstimator
 from estimators.export import PredictOutput
-from estimators.keras_model import model_to_estimator, serving_input_receiver_fn
+from estimators.keras.model import model_to_estimator, serving_input_receiver_fn
 
 REFERENCE_215 = os.path.join(os.path.dirname(__file__), "reference", "keras_model_to_estimator_215.json")
 BATCH = 16

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from estimators.keras_model import model_to_estimator
+from estimators.keras.model import model_to_estimator
 from tests import tiers
 
 keras = pytest.importorskip("tf_keras", reason=tiers.missing_package({"needs_tf_keras"}))  # Keras 2

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from estimators.keras_errors import FormattedKeyError
-from estimators.keras_model import model_to_estimator
+from estimators.keras.errors import FormattedKeyError
+from estimators.keras.model import model_to_estimator
 
 
 def test_binary_crossentropy_metric_of_a_softmax_output_matches_model_evaluate(tmp_path):

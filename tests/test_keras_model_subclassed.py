@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from estimators.keras_model import model_to_estimator
+from estimators.keras.model import model_to_estimator
 
 
 class UnregisteredModel(keras.Model):

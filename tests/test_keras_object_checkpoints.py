@@ -18,7 +18,7 @@ from tensorflow.python.training import saver as saver_lib
 from estimators import model_to_estimator
 from estimators.checkpoint import finite, object_keys
 from estimators.checkpoint.checkpointer import Checkpointer
-from estimators.keras_model import serving_input_receiver_fn
+from estimators.keras.model import serving_input_receiver_fn
 
 REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "reference", "keras_object_checkpoints_215.json")))
 # A Keras 3 optimizer's step counter, a Keras 3 layer's seed generator (Dropout, RNNs), the input position.

@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 
 from estimators import Estimator, EstimatorSpec, EvalSpec, RunConfig, TrainSpec
-from estimators.training import train_and_evaluate as training
+from estimators import train_eval as training
 
 _MASTER_AND_WORKERS = {"ps": ["localhost:1234"], "worker": ["localhost:1235", "localhost:1237"],
                        "master": ["localhost:1236"]}

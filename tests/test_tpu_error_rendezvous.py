@@ -3,7 +3,7 @@
 import pytest
 import tensorflow as tf
 
-from estimators.tpu_error_rendezvous import ErrorRendezvous
+from estimators.tpu.error_rendezvous import ErrorRendezvous
 
 
 def test_an_error_caught_in_a_source_is_raised_later():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from estimators.tpu_iteration_count import IterationCountEstimator
+from estimators.tpu.iteration_count import IterationCountEstimator
 
 
 def test_without_samples_it_answers_one_step():

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from estimators.tpu_signals import InputsWithStoppingSignals, PaddingSignals
+from estimators.tpu.signals import InputsWithStoppingSignals, PaddingSignals
 
 
 def _read_all(num_samples, batch_size, sliced=False, **kwargs):

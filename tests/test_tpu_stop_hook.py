@@ -4,8 +4,8 @@ import pytest
 import tensorflow as tf
 
 from estimators.run_config import IterationsPerLoop
-from estimators.tpu_iteration_count import IterationCountEstimator
-from estimators.tpu_stop_hook import TPUStopAtStepHook, iterations_per_loop_variable
+from estimators.tpu.iteration_count import IterationCountEstimator
+from estimators.tpu.stop_hook import TPUStopAtStepHook, iterations_per_loop_variable
 
 
 class _RunContext:

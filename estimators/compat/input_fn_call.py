@@ -23,9 +23,9 @@ from tensorflow.python.eager import context, execute
 from tensorflow.python.framework import op_def_registry
 
 from estimators.compat.fn_args import declared_args
-from estimators.graph.choice import GraphPathNeeded
 from estimators.inputs.feeding import called_by_engine
 from estimators.mode_keys import ModeKeys
+from estimators.path_choice import GraphPathNeeded
 
 INPUT_FN_ARGS = ("mode", "params", "config", "input_context")
 

@@ -12,6 +12,7 @@ TensorFlow's own classes, as without this library. While installed, each guard a
 model_fn call (compat/call_context.py: this thread's call, or one running in the graph being
 built), so another thread's code during train() is unaffected too.
 
+The guards register their installers here (compat/guards.py), so this module imports none of them.
 Reference-counted and thread-safe: overlapping engine calls (two estimators on two threads,
 MirroredStrategy's replica threads each calling model_fn) share one installation.
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,16 +60,21 @@ def _restore() -> None:
             setattr(patch.owner, patch.name, patch.original)
 
 
-def _install() -> None:
-    """Every guard, for the classes imported so far (idempotent: tf_keras may have been imported since)."""
-    from estimators.compat import keras_updates, optimizer_guard, random_seed, write_guard
-    from estimators.runtime import device_iterators
+_installers: list[Callable[[], None]] = []  # each guard's install(), in the order compat/guards.py registers them
 
-    device_iterators.install()
-    optimizer_guard.install()
-    keras_updates.install()
-    write_guard.install()
-    random_seed.route_keras_random()
+
+def register(install: Callable[[], None]) -> None:
+    """Adds a guard's installer, run when the outermost engine call begins (compat/guards.py registers them all)."""
+    if install not in _installers:
+        _installers.append(install)
+
+
+def _install() -> None:
+    """Every registered guard, for the classes imported so far (idempotent: tf_keras may have been imported since)."""
+    if not _installers:
+        raise RuntimeError("No engine guards are registered: import estimators.compat.guards before an engine call.")
+    for install in _installers:
+        install()
 
 
 def active() -> bool:

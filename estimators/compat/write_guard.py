@@ -26,7 +26,7 @@ from tensorflow.python.ops import gen_resource_variable_ops, resource_variable_o
 
 from estimators.compat import scoped_patches
 from estimators.compat.call_context import call_in_graph, current_call
-from estimators.graph.choice import GraphPathNeeded
+from estimators.path_choice import GraphPathNeeded
 
 SAVED = "_estimators_saved"  # attribute set on the store's model, optimizer and step variables
 STEP = "_estimators_global_step"  # ... and on the engine's global step, which only the engine advances

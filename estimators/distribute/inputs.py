@@ -18,8 +18,8 @@ import tensorflow as tf
 
 from estimators.compat.input_fn_call import call_input_fn
 from estimators.compat.tpu_context import TPUContext
+from estimators.distribute.input_pipeline import InputPipelineConfig
 from estimators.mode_keys import ModeKeys
-from estimators.run_config import InputPipelineConfig
 
 
 def per_replica_batch_size(global_batch: int, num_replicas: int, what: str) -> int:

@@ -10,8 +10,9 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators import path_choice
 from estimators.checkpoint import warm_start
-from estimators.graph import choice, replicated
+from estimators.graph import replicated
 from estimators.graph.inputs import input_tensors
 from estimators.graph.specs import SessionSpec, call_model_fn
 from estimators.mode_keys import ModeKeys
@@ -33,7 +34,7 @@ def seeded_graph(estimator: Any, strategy: Any = None) -> Iterator[tf.Graph]:
     with model_fn calls marked as the graph path's (as tf.estimator began every call and export); with a
     strategy, the block runs in its scope (the global step then is one of its variables)."""
     graph = tf.Graph()
-    with graph.as_default(), choice.graph_call(estimator._graph_reason or "the program asked for it"), \
+    with graph.as_default(), path_choice.graph_call(estimator._graph_reason or "the program asked for it"), \
             (strategy.scope() if strategy is not None else contextlib.nullcontext()):  # made in the new graph
         if estimator.config.tf_random_seed is not None:
             tf.compat.v1.set_random_seed(estimator.config.tf_random_seed)

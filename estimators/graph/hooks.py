@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from estimators.graph.choice import is_session_hook
+from estimators.path_choice import is_session_hook
 from estimators.training.hooks import Hook, LoopInfo, StopAtStepHook
 from estimators.training.logging_hook import LoggingTensorHook
 

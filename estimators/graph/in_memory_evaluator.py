@@ -16,7 +16,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators.graph.choice import is_session_hook
+from estimators.path_choice import is_session_hook
 
 
 class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):

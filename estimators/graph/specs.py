@@ -16,10 +16,10 @@ from typing import Any
 import tensorflow as tf
 from tensorflow.python.ops import gen_summary_ops, summary_ops_v2
 
+from estimators.compat.fn_args import bound_model_fn, model_fn_args
 from estimators.graph import hooks as graph_hooks
 from estimators.graph.metric_variables import made_as_metric_variables
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.spec_checks import check_estimator_spec
 from estimators.specs import TPUEstimatorSpec, validate_spec
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from estimators import precision
+from estimators.compat import guards  # noqa: F401 - registers the engine's guards before any call
 from estimators.compat.scoped_patches import engine_call
 from estimators.mode_keys import ModeKeys
 from estimators.preflight import inputs
@@ -38,7 +39,7 @@ def preflight(estimator: Any, input_fns: Callable | Mapping[str, Callable],
     input_fns: {mode: input_fn} (ModeKeys or "train"/"eval"/"predict"), or one input_fn for every
     mode the estimator has a batch size for. num_cores: TPU cores (default TPUConfig.num_shards, else 8).
     """
-    from estimators.tpu_estimator import TPUEstimator
+    from estimators.tpu.estimator import TPUEstimator
 
     if not isinstance(estimator, TPUEstimator):
         raise ValueError(

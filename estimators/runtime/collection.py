@@ -25,7 +25,7 @@ comes back from TensorFlow while the interpreter is finalising is ended by pthre
 frames: "FATAL: exception not rethrown", the process aborts; seen here in 2 of 7 exits).
 
 A process must still end within seconds of its last call: a finished pytest process once waited
-~343 s here for such a thread. The wait itself is gone at its root (runtime/device_iterators.py:
+~343 s here for such a thread. The wait itself is gone at its root (compat/device_iterators.py:
 the per-device iterators run no autotuning thread, and are freed in 0.01-0.1 s), and at exit
 (`_at_exit`) the iterators still held (a live estimator's train stream, an unfinished prediction)
 are leaked, never freed: module teardown would otherwise free them in the main thread, and the

@@ -18,31 +18,11 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import precision
+from estimators.compat import guards  # noqa: F401 - registers the engine's guards before any call
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
-from estimators.compat.fn_args import declared_args
+from estimators.compat.fn_args import bound_model_fn
 from estimators.runtime import naming
-
-_ALLOWED_ARGS = ("features", "labels", "mode", "params", "config")
-
-
-def model_fn_args(model_fn: Callable) -> tuple[str, ...]:
-    """The tf.estimator argument names model_fn accepts; ValueError for any other required one."""
-    names = declared_args(model_fn, _ALLOWED_ARGS, "model_fn")
-    if "features" not in names:
-        raise ValueError("model_fn must take a `features` argument.")
-    return tuple(names)
-
-
-def bound_model_fn(model_fn: Callable, args: tuple[str, ...], features: Any, labels: Any, mode: str, params: dict,
-                   config: Any) -> Callable[[], Any]:
-    """model_fn as a call without arguments, passing by name those of its `args`; ValueError when input_fn gave
-    labels and model_fn takes none."""
-    if labels is not None and "labels" not in args:
-        raise ValueError("model_fn does not take labels, but input_fn returns labels: add a `labels` argument to "
-                         "model_fn, or return features only from input_fn.")
-    values = {"features": features, "labels": labels, "mode": mode, "params": params, "config": config}
-    return lambda: model_fn(**{name: values[name] for name in args})
 
 
 def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, features: Any,

@@ -9,7 +9,10 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators.compat import write_guard
+from estimators.compat import (
+    guards,  # noqa: F401 - registers the engine's guards before any call
+    write_guard,
+)
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
 from estimators.compat.metrics import V1MetricResult, pair_values, reset_local_variable

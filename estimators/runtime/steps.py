@@ -14,14 +14,15 @@ from typing import Any, NamedTuple
 
 import tensorflow as tf
 
+from estimators import path_choice
 from estimators.compat import metrics
 from estimators.compat.call_context import ModelFnCall
+from estimators.compat.fn_args import model_fn_args
 from estimators.distribute.inputs import split_element
 from estimators.distribute.strategy import is_tpu_strategy
-from estimators.graph import choice
 from estimators.mode_keys import ModeKeys
 from estimators.runtime import keras_inputs
-from estimators.runtime.model_fn_call import call_model_fn, model_fn_args
+from estimators.runtime.model_fn_call import call_model_fn
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
 from estimators.training import logging_hook, train_metrics
 from estimators.training.step_summaries import write_v1_summaries
@@ -117,19 +118,20 @@ class ModelFnSteps:
                 spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
                                      self._global_step)
             except TypeError as err:
-                choice.needs_session(keras_inputs.graph_path_reason(err))
+                path_choice.needs_session(keras_inputs.graph_path_reason(err))
                 if "Variable is unhashable" not in str(err):
                     raise
                 # TF1 code keys sets and dicts by variables (EMA helpers, variables_to_restore): graph variables hash
-                choice.needs_session(f"it uses variables as set or dict keys ({str(err).splitlines()[-1][:80]})")
+                path_choice.needs_session(f"it uses variables as set or dict keys ({str(err).splitlines()[-1][:80]})")
                 raise
             except ValueError as err:
                 refusal = keras_inputs.keras3_input_error(err)
                 if refusal is not None:
                     raise refusal from None
                 raise
-        choice.needs_session(choice.spec_needs_session(spec) or choice.locals_need_session(call.session_locals)
-                             or choice.ops_need_session(graph.get_operations()[built_before:]))
+        path_choice.needs_session(path_choice.spec_needs_session(spec)
+                                  or path_choice.locals_need_session(call.session_locals)
+                                  or path_choice.ops_need_session(graph.get_operations()[built_before:]))
         return validate_spec(spec, mode), call
 
     def train(self, batch_size: int | None, fetch_names: tuple = ()) -> tuple[Callable, StepTrace]:

@@ -168,7 +168,7 @@ def checked_hooks(hooks: Iterable | None, what: str, kind: type = Hook) -> list:
                         f"{hooks!r:.40} (the third positional argument of train() is hooks: pass max_steps=...).")
     for hook in hooks or ():
         if isinstance(hook, (tf.compat.v1.train.SessionRunHook, tf.compat.v1.train.CheckpointSaverListener)):
-            result.append(hook)  # the call that gets it runs on the graph path (estimators/graph/choice.py)
+            result.append(hook)  # the call that gets it runs on the graph path (estimators/path_choice.py)
             continue
         if not isinstance(hook, kind):
             if kind is Hook:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TextIO
 
-from estimators.graph.choice import GraphPathNeeded
+from estimators.path_choice import GraphPathNeeded
 
 __all__ = ["DisplayOptions", "ProgressDisplay", "configure", "expecting", "format_duration", "options"]
 

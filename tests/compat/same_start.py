@@ -9,6 +9,10 @@ before main() starts, so both engines train from the same state on the same batc
 checkpoint variable's sum and norm with the evaluation. `python same_start.py NAME --model_dir=D` runs the
 port with this interpreter, or NAME_tf215.py on TF 2.15, where `--write` also keeps the report as
 reference/NAME_same_start.json; test_same_start.py compares the two.
+
+oneDNN is off (TF_ENABLE_ONEDNN_OPTS=0, set here before TensorFlow starts): TF 2.15 and 2.21 ship different
+oneDNN versions, which pick different fp32 kernels on newer CPUs (AMX / AVX512-FP16 here: accuracy 0.4395 on
+2.15 vs 0.4450 on 2.21 after the 46 steps); Eigen's kernels, the same in both, agree to ~1e-7 (0.4455 and 0.4455).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import sys
 import types
 
 import numpy as np
+
+os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # before TensorFlow is imported (see above)
 
 HERE = pathlib.Path(__file__).resolve().parent
 PROGRAMS_DIR = HERE / "programs"
@@ -77,6 +83,18 @@ def checkpoint_summary(directory: str) -> dict[str, dict[str, float]]:
     return summary
 
 
+def cpu_kind() -> str:
+    """The CPU model and its vector extensions (Eigen's rounding can follow the vector width)."""
+    try:
+        info = pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    model = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), "")
+    flags = next((line.split(":", 1)[1].split() for line in info.splitlines() if line.startswith("flags")), [])
+    vector = sorted(f for f in set(flags) if f.startswith(("avx512f", "amx_", "avx2", "fma")))
+    return f"{model} [{' '.join(vector)}]"
+
+
 def load_program(name: str, original: bool) -> types.ModuleType:
     """The program's module with RANDOM_PARTS replaced (each found exactly once, or this fails naming it)."""
     script = PROGRAMS_DIR / (f"{name}_tf215.py" if original else f"{name}.py")
@@ -113,7 +131,7 @@ def main() -> None:
     program.main()
     report = compat_support.jsonable({
         "program": args.name, "tensorflow": tf.__version__, "eval": reports[-1]["eval"],
-        "variables": checkpoint_summary(checkpoint_dir)})
+        "variables": checkpoint_summary(checkpoint_dir), "cpu": cpu_kind()})
     print(RESULT_PREFIX + json.dumps(report, sort_keys=True), flush=True)
     if args.write:
         if not original:

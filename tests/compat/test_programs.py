@@ -87,6 +87,9 @@ class Program:
     missing: str | None = None  # what the engine lacks: the comparisons (or those in `fails`) are strict xfails
     # The port runs and only these comparisons fail (test names less "test_"); empty: all of them (it cannot run).
     fails: tuple[str, ...] = ()
+    # Seeds the port runs at: with several (an odd count), each number compared is its median over them, for
+    # programs where one run's number is its draws' (a single seed lands in the tails: see PROGRAMS' comments).
+    seeds: tuple[int, ...] = (0,)
 
 
 PROGRAMS = {
@@ -95,20 +98,20 @@ PROGRAMS = {
     "fashion_colab": Program(legacy_keras=True, exact_statistics=(
         "batch_normalization/moving_mean", "batch_normalization/moving_variance")),
     # Its first BatchNorm's moving_mean went in and out of five runs' band from one CPU to another: ten runs now.
-    "resnet_tpu": Program(legacy_keras=True),
+    # Its moving_variance is the draws' too: seeds 0-6 of the port gave 10.98, 4.68, 6.97, 3.54, 4.60, 4.95, 4.85 on
+    # an AMX Xeon (2.15's ten runs 3.19-7.74; seeds 0 and 3-6 of 2.15 there 4.21, 4.21, 3.53, 5.37, 5.33): medians.
+    "resnet_tpu": Program(legacy_keras=True, seeds=(0, 1, 2)),
     "census_estimator": Program(legacy_keras=True, first_loss_factor=3.0),
     "bert_finetune": Program(legacy_keras=True),
     "efficientnet_ema": Program(legacy_keras=True),
     "dcgan_tpu": Program(legacy_keras=True),
     "multiworker_tutorial": Program(legacy_keras=True),
     "cifar_keras": Program(legacy_keras=True),
-    # Not an engine difference: its evaluation after 46 steps (BatchNorm's moving statistics a third settled) is
-    # set by the seed's draws. 2.15 gave accuracy 0.29-0.57 over seeds 0-4; the port 0.75 at seed 0 and 0.24, 0.34,
-    # 0.30 at seeds 1-3; from one starting checkpoint without shuffle and dropout both give the same numbers to
-    # float32 rounding (test_same_start.py), so this band comparison is expected to fail at seed 0.
-    "mnist_colab": Program(legacy_keras=True, fails=("evaluation_metrics_within_reference_spread",), missing=(
-        "seed 0's draws to fall in 2.15's band (ours gives 0.75 there, in band at seeds 1-3; test_same_start.py "
-        "shows the training equals 2.15's from the same state)")),
+    # Its evaluation after 46 steps (BatchNorm's moving statistics a third settled) is set by the seed's draws: 2.15
+    # gave accuracy 0.29-0.57 over seeds 0-4; the port 0.75 at seed 0 and 0.24, 0.34, 0.30 at seeds 1-3 on one CPU,
+    # in band at seed 0 on another; from one starting checkpoint without shuffle and dropout both give the same
+    # numbers to float32 rounding (test_same_start.py). Compared here as the median of three seeds.
+    "mnist_colab": Program(legacy_keras=True, seeds=(0, 1, 2)),
     # Raw iris measurements: 20 runs of 2.15 started at 0.94-2.52, 16 of ours at 1.00-3.70 (one CI run: 3.51).
     "premade_iris": Program(legacy_keras=False, canned=True, first_loss_factor=2.0),
     "linear_titanic": Program(legacy_keras=False, canned=True),
@@ -173,6 +176,15 @@ class PortedRuns:
         return result
 
     def _run(self, name: str) -> dict | str:
+        reports = []
+        for seed in PROGRAMS[name].seeds:
+            report = self._run_seed(name, seed)
+            if isinstance(report, str):
+                return report
+            reports.append(report)
+        return median_report(reports)
+
+    def _run_seed(self, name: str, seed: int) -> dict | str:
         env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
         env.pop("TF_USE_LEGACY_KERAS", None)
         originals = RUN_ORIGINALS
@@ -180,7 +192,7 @@ class PortedRuns:
             env["TF_USE_LEGACY_KERAS"] = "1"
         script = PROGRAMS_DIR / (f"{name}_tf215.py" if originals else f"{name}.py")
         python = os.environ.get("COMPAT_PYTHON") or sys.executable
-        command = [python, str(script), f"--model_dir={self._root / name}", "--seed=0"]
+        command = [python, str(script), f"--model_dir={self._root / name / str(seed)}", f"--seed={seed}"]
         try:
             completed = launcher.run(command, cwd=PROGRAMS_DIR, env=env, capture_output=True, text=True,
                                        timeout=RUN_TIMEOUT_S)
@@ -191,6 +203,19 @@ class PortedRuns:
             tail = (completed.stdout + completed.stderr)[-5000:]
             return f"{script.name} ({python}) exited with {completed.returncode}:\n{tail}"
         return json.loads(lines[-1][len(RESULT_PREFIX):])
+
+
+def median_report(reports: list[dict]) -> dict:
+    """One report: the first's structure, each float (eval metrics, statistics, curves) the median over all of them."""
+    first = reports[0]
+    if len(reports) == 1:
+        return first
+    if isinstance(first, dict):
+        return {key: median_report([r[key] for r in reports]) if all(key in r for r in reports) else value
+                for key, value in first.items()}
+    if isinstance(first, float) and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in reports):
+        return float(np.median(reports))
+    return first
 
 
 @pytest.fixture(scope="module")
@@ -436,3 +461,9 @@ def test_program_counts_equal_reference(name, ported):
     for key in sorted(ours):
         seen = sorted({run["counts"][key] for run in runs})
         assert ours[key] in seen, f"{name} {key} = {ours[key]}, TF 2.15 runs gave {seen}"
+
+
+def test_a_several_seed_report_takes_each_number_median_and_the_first_run_structure():
+    reports = [{"eval": {"accuracy": a, "global_step": 46}, "keys": ["x", s]} for a, s in ((0.75, "a"), (0.24, "b"),
+                                                                                           (0.34, "c"))]
+    assert median_report(reports) == {"eval": {"accuracy": 0.34, "global_step": 46}, "keys": ["x", "a"]}

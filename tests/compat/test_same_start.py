@@ -4,6 +4,8 @@ same_start.py runs a ported program with its shuffles and dropout taken out, fro
 numpy; reference/NAME_same_start.json is the same run of NAME_tf215.py on TF 2.15.1 + tensorflow-estimator
 2.15.0. Equal to float32 rounding: each variable's sum within 1e-4 of its norm, its norm and the evaluation's
 metrics within 1e-4 relative (the 46 steps agree to ~1e-7 here), the evaluation's global_step exactly.
+Where TF 2.15 is installed beside us (TF215_PYTHON, default /work/venv215/bin/python), its run is made on this
+machine, as ours is; else the stored one (made on the CPU it names; another CPU kind may round differently).
 """
 
 from __future__ import annotations
@@ -23,10 +25,17 @@ RESULT_PREFIX = "COMPAT_RESULT "
 NAMES = ["mnist_colab"]
 
 
-def run_same_start(name: str, model_dir: pathlib.Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(HERE.parents[1]), TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="",
-               TF_USE_LEGACY_KERAS="1")
-    completed = launcher.run([sys.executable, str(HERE / "same_start.py"), name, f"--model_dir={model_dir}"],
+TF215_PYTHON = os.environ.get("TF215_PYTHON", "/work/venv215/bin/python")
+
+
+def run_same_start(name: str, model_dir: pathlib.Path, python: str = sys.executable) -> dict:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
+    if python == sys.executable:  # ours: this checkout, with tf_keras as the program's tf.keras
+        env.update(PYTHONPATH=str(HERE.parents[1]), TF_USE_LEGACY_KERAS="1")
+    else:  # TF 2.15 as it was installed: its own tf.keras, none of our modules
+        env.pop("PYTHONPATH", None)
+        env.pop("TF_USE_LEGACY_KERAS", None)
+    completed = launcher.run([python, str(HERE / "same_start.py"), name, f"--model_dir={model_dir}"],
                              cwd=HERE / "programs", env=env, capture_output=True, text=True, timeout=600)
     lines = [line for line in completed.stdout.splitlines() if line.startswith(RESULT_PREFIX)]
     assert completed.returncode == 0 and lines, (completed.stdout + completed.stderr)[-5000:]
@@ -39,8 +48,14 @@ def same_start(tmp_path_factory):
 
     def get(name: str) -> tuple[dict, dict]:
         if name not in runs:
-            runs[name] = run_same_start(name, tmp_path_factory.mktemp(name))
-        return runs[name], json.loads((HERE / "reference" / f"{name}_same_start.json").read_text())
+            ours = run_same_start(name, tmp_path_factory.mktemp(name))
+            if os.path.exists(TF215_PYTHON):
+                reference = run_same_start(name, tmp_path_factory.mktemp(f"{name}_215"), TF215_PYTHON)
+                assert reference["tensorflow"].startswith("2.15"), reference["tensorflow"]
+            else:
+                reference = json.loads((HERE / "reference" / f"{name}_same_start.json").read_text())
+            runs[name] = ours, reference
+        return runs[name]
 
     return get
 

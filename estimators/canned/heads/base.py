@@ -4,7 +4,7 @@ mode. It works eagerly and in a TF1 graph; the shape checks live in checks.py, t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import tensorflow as tf
@@ -20,9 +20,12 @@ from estimators.canned.heads.checks import (  # noqa: F401 - 2.15's base_head na
     get_weights_and_check_match_logits,
     validate_loss_fn_args,
 )
+from estimators.canned.heads.classes import ids_to_names
 from estimators.canned.heads.metrics import (  # noqa: F401 - 2.15's base_head name
     update_with_broadcast_weights as update_metric_with_broadcast_weights,
 )
+from estimators.canned.metric_keys import MetricKeys as MK
+from estimators.canned.prediction_keys import PredictionKeys as PK
 from estimators.export.outputs import ClassificationOutput
 from estimators.mode_keys import ModeKeys
 from estimators.specs import EstimatorSpec
@@ -138,9 +141,9 @@ def create_estimator_spec_summary(regularized_training_loss: tf.Tensor, regulari
     """The training loss summary (and the regularization loss's), at the graph's root scope."""
     key_of = summary_key_fn or (lambda key: key)
     with tf.compat.v1.name_scope(""):
-        tf.compat.v1.summary.scalar(key_of(keys.LOSS), regularized_training_loss)
+        tf.compat.v1.summary.scalar(key_of(MK.LOSS), regularized_training_loss)
         if regularization_losses is not None:
-            tf.compat.v1.summary.scalar(key_of(keys.LOSS_REGULARIZATION), tf.math.add_n(regularization_losses))
+            tf.compat.v1.summary.scalar(key_of(MK.LOSS_REGULARIZATION), tf.math.add_n(regularization_losses))
 
 
 def all_class_ids(logits: tf.Tensor, n_classes: int) -> tf.Tensor:
@@ -231,3 +234,46 @@ class Head:
         create_estimator_spec_summary(loss, regularization_losses, self._summary_key)
         return EstimatorSpec(ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op,
                              eval_metric_ops={})
+
+
+class SingleHead(Head):
+    """A head over one label (every head but MultiHead): its loss is the subclass's per-example loss
+    (_unweighted_loss_and_weights on _processed_labels) weighted, reduced by loss_reduction, plus regularization."""
+
+    _loss_reduction: Any = keys.SUM_OVER_BATCH_SIZE
+
+    @property
+    def loss_reduction(self) -> Any:
+        return self._loss_reduction
+
+    def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
+        raise NotImplementedError("Calling an abstract method.")
+
+    def _unweighted_loss_and_weights(self, logits: tf.Tensor, labels: tf.Tensor, features: dict) -> tuple:
+        raise NotImplementedError("Calling an abstract method.")
+
+    def loss(self, labels: Any, logits: Any, features: dict | None = None, mode: str | None = None,
+             regularization_losses: Any = None) -> tf.Tensor:
+        """The weighted per-example loss reduced by loss_reduction, plus the regularization losses."""
+        del mode
+        with tf.name_scope("losses"):
+            logits = check_logits_final_dim(logits, self.logits_dimension)
+            processed = self._processed_labels(logits, labels)
+            unweighted, weights = self._unweighted_loss_and_weights(logits, processed, features or {})
+            training_loss = weighted_training_loss(unweighted, weights, self._loss_reduction)
+            return regularized(training_loss, regularization_losses)
+
+    def _threshold_metric_keys(self, thresholds: Sequence[float]) -> list[tuple[str, str, str]]:
+        """(accuracy, precision, recall) metric keys at each threshold, under the head's name."""
+        templates = (MK.ACCURACY_AT_THRESHOLD, MK.PRECISION_AT_THRESHOLD, MK.RECALL_AT_THRESHOLD)
+        return [tuple(self._summary_key(template % t) for template in templates) for t in thresholds]
+
+
+def add_class_predictions(result: dict, wanted: Any, class_logits: tf.Tensor, label_vocabulary: Any) -> None:
+    """The arg-max class ids ([batch, 1]) and their names, for the prediction keys asked for."""
+    if PK.CLASS_IDS in wanted or PK.CLASSES in wanted:
+        class_ids = tf.expand_dims(tf.argmax(class_logits, axis=-1, name=PK.CLASS_IDS), -1)
+        if PK.CLASS_IDS in wanted:
+            result[PK.CLASS_IDS] = class_ids
+        if PK.CLASSES in wanted:
+            result[PK.CLASSES] = ids_to_names(class_ids, label_vocabulary)

@@ -8,16 +8,17 @@ from typing import Any
 import tensorflow as tf
 
 from estimators.canned.heads import base, checks, keys
-from estimators.canned.heads import keys as _k  # predictions() takes an argument named keys, as 2.15's
 from estimators.canned.heads import metrics as head_metrics
-from estimators.canned.heads.classes import check_vocabulary, ids_to_names, lookup_class_ids
+from estimators.canned.heads.classes import check_vocabulary, lookup_class_ids
+from estimators.canned.metric_keys import MetricKeys as MK
+from estimators.canned.prediction_keys import PredictionKeys as PK
 from estimators.export.outputs import PredictOutput, RegressionOutput
 
-_PREDICTION_KEYS = (keys.LOGITS, keys.LOGISTIC, keys.PROBABILITIES, keys.CLASS_IDS, keys.CLASSES,
-                    keys.ALL_CLASS_IDS, keys.ALL_CLASSES)
+_PREDICTION_KEYS = (PK.LOGITS, PK.LOGISTIC, PK.PROBABILITIES, PK.CLASS_IDS, PK.CLASSES,
+                    PK.ALL_CLASS_IDS, PK.ALL_CLASSES)
 
 
-class BinaryClassHead(base.Head):
+class BinaryClassHead(base.SingleHead):
     """Two classes from one logit (2.15: tf.estimator.BinaryClassHead); `thresholds` add accuracy, precision and
     recall at each, `loss_fn(labels, logits[, features])` replaces sigmoid cross-entropy."""
 
@@ -35,19 +36,11 @@ class BinaryClassHead(base.Head):
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
         self._name = name
-        self._threshold_keys = [
-            tuple(self._summary_key(template % t) for template in (keys.ACCURACY_AT_THRESHOLD,
-                                                                    keys.PRECISION_AT_THRESHOLD,
-                                                                    keys.RECALL_AT_THRESHOLD))
-            for t in self._thresholds]
+        self._threshold_keys = self._threshold_metric_keys(self._thresholds)
 
     @property
     def logits_dimension(self) -> int:
         return 1
-
-    @property
-    def loss_reduction(self) -> Any:
-        return self._loss_reduction
 
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
         """float32 labels in [0, 1] (vocabulary strings as 0/1), shaped like the logits."""
@@ -66,39 +59,23 @@ class BinaryClassHead(base.Head):
         weights = checks.get_weights_and_check_match_logits(features, self._weight_column, logits)
         return unweighted, weights
 
-    def loss(self, labels: Any, logits: Any, features: dict | None = None, mode: str | None = None,
-             regularization_losses: Any = None) -> tf.Tensor:
-        """The weighted sigmoid cross-entropy reduced by loss_reduction, plus the regularization losses."""
-        del mode
-        with tf.name_scope("losses"):
-            logits = checks.check_logits_final_dim(logits, 1)
-            labels = self._processed_labels(logits, labels)
-            unweighted, weights = self._unweighted_loss_and_weights(logits, labels, features or {})
-            training_loss = base.weighted_training_loss(unweighted, weights, self._loss_reduction)
-            return base.regularized(training_loss, regularization_losses)
-
     def predictions(self, logits: Any, keys: Sequence[str] | None = None) -> dict:  # noqa: A002 - 2.15's name
         wanted = base.wanted_keys(keys, _PREDICTION_KEYS)
         logits = checks.check_logits_final_dim(logits, 1)
         result = {}
         with tf.name_scope("predictions"):
-            if _k.LOGITS in wanted:
-                result[_k.LOGITS] = logits
-            if _k.LOGISTIC in wanted:
-                result[_k.LOGISTIC] = tf.sigmoid(logits, name=_k.LOGISTIC)
+            if PK.LOGITS in wanted:
+                result[PK.LOGITS] = logits
+            if PK.LOGISTIC in wanted:
+                result[PK.LOGISTIC] = tf.sigmoid(logits, name=PK.LOGISTIC)
             two_class_logits = tf.concat([tf.zeros_like(logits), logits], axis=-1, name="two_class_logits")
-            if _k.PROBABILITIES in wanted:
-                result[_k.PROBABILITIES] = tf.nn.softmax(two_class_logits, name=_k.PROBABILITIES)
-            if _k.CLASS_IDS in wanted or _k.CLASSES in wanted:
-                class_ids = tf.expand_dims(tf.argmax(two_class_logits, axis=-1, name=_k.CLASS_IDS), -1)
-                if _k.CLASS_IDS in wanted:
-                    result[_k.CLASS_IDS] = class_ids
-                if _k.CLASSES in wanted:
-                    result[_k.CLASSES] = ids_to_names(class_ids, self._label_vocabulary)
-            if _k.ALL_CLASS_IDS in wanted:
-                result[_k.ALL_CLASS_IDS] = base.all_class_ids(logits, 2)
-            if _k.ALL_CLASSES in wanted:
-                result[_k.ALL_CLASSES] = base.all_classes(logits, 2, self._label_vocabulary)
+            if PK.PROBABILITIES in wanted:
+                result[PK.PROBABILITIES] = tf.nn.softmax(two_class_logits, name=PK.PROBABILITIES)
+            base.add_class_predictions(result, wanted, two_class_logits, self._label_vocabulary)
+            if PK.ALL_CLASS_IDS in wanted:
+                result[PK.ALL_CLASS_IDS] = base.all_class_ids(logits, 2)
+            if PK.ALL_CLASSES in wanted:
+                result[PK.ALL_CLASSES] = base.all_classes(logits, 2, self._label_vocabulary)
         return result
 
     def metrics(self, regularization_losses: Any = None) -> dict:
@@ -106,18 +83,18 @@ class BinaryClassHead(base.Head):
         accuracy baseline, ROC and PR AUC, and accuracy/precision/recall at each threshold."""
         m = head_metrics.keras_metrics()
         with tf.name_scope("metrics"):
-            result = {self._summary_key(keys.LOSS_MEAN): m.Mean(name=keys.LOSS_MEAN),
-                      self._summary_key(keys.ACCURACY): m.Accuracy(name=keys.ACCURACY),
-                      self._summary_key(keys.PRECISION): m.Precision(name=keys.PRECISION),
-                      self._summary_key(keys.RECALL): m.Recall(name=keys.RECALL),
-                      self._summary_key(keys.PREDICTION_MEAN): m.Mean(name=keys.PREDICTION_MEAN),
-                      self._summary_key(keys.LABEL_MEAN): m.Mean(name=keys.LABEL_MEAN),
-                      self._summary_key(keys.ACCURACY_BASELINE): head_metrics.accuracy_baseline(
-                          keys.ACCURACY_BASELINE),
-                      self._summary_key(keys.AUC): m.AUC(name=keys.AUC),
-                      self._summary_key(keys.AUC_PR): m.AUC(curve="PR", name=keys.AUC_PR)}
+            result = {self._summary_key(MK.LOSS_MEAN): m.Mean(name=MK.LOSS_MEAN),
+                      self._summary_key(MK.ACCURACY): m.Accuracy(name=MK.ACCURACY),
+                      self._summary_key(MK.PRECISION): m.Precision(name=MK.PRECISION),
+                      self._summary_key(MK.RECALL): m.Recall(name=MK.RECALL),
+                      self._summary_key(MK.PREDICTION_MEAN): m.Mean(name=MK.PREDICTION_MEAN),
+                      self._summary_key(MK.LABEL_MEAN): m.Mean(name=MK.LABEL_MEAN),
+                      self._summary_key(MK.ACCURACY_BASELINE): head_metrics.accuracy_baseline(
+                          MK.ACCURACY_BASELINE),
+                      self._summary_key(MK.AUC): m.AUC(name=MK.AUC),
+                      self._summary_key(MK.AUC_PR): m.AUC(curve="PR", name=MK.AUC_PR)}
             if regularization_losses is not None:
-                result[self._summary_key(keys.LOSS_REGULARIZATION)] = m.Mean(name=keys.LOSS_REGULARIZATION)
+                result[self._summary_key(MK.LOSS_REGULARIZATION)] = m.Mean(name=MK.LOSS_REGULARIZATION)
             for threshold, (accuracy, precision, recall) in zip(self._thresholds, self._threshold_keys, strict=True):
                 result[accuracy] = m.BinaryAccuracy(name=accuracy, threshold=threshold)
                 result[precision] = m.Precision(name=precision, thresholds=threshold)
@@ -128,27 +105,27 @@ class BinaryClassHead(base.Head):
                        regularization_losses: Any = None) -> dict:
         """Updates metrics() objects with this batch; returns them."""
         predictions = self.predictions(logits)
-        class_ids, logistic = predictions[_k.CLASS_IDS], predictions[_k.LOGISTIC]
+        class_ids, logistic = predictions[PK.CLASS_IDS], predictions[PK.LOGISTIC]
         logits = checks.check_logits_final_dim(logits, 1)
         labels = self._processed_labels(logits, labels)
         unweighted, weights = self._unweighted_loss_and_weights(logits, labels, features or {})
         key = self._summary_key
-        eval_metrics[key(keys.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
-        for name in (keys.ACCURACY, keys.PRECISION, keys.RECALL):
+        eval_metrics[key(MK.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
+        for name in (MK.ACCURACY, MK.PRECISION, MK.RECALL):
             eval_metrics[key(name)].update_state(y_true=labels, y_pred=class_ids, sample_weight=weights)
-        head_metrics.update_with_broadcast_weights(eval_metrics[key(keys.PREDICTION_MEAN)], logistic, weights)
-        head_metrics.update_with_broadcast_weights(eval_metrics[key(keys.LABEL_MEAN)], labels, weights)
-        head_metrics.update_with_broadcast_weights(eval_metrics[key(keys.ACCURACY_BASELINE)], labels, weights)
-        head_metrics.update_auc(eval_metrics[key(keys.AUC)], labels, logistic, weights)
-        head_metrics.update_auc(eval_metrics[key(keys.AUC_PR)], labels, logistic, weights)
-        head_metrics.add_regularization(eval_metrics, key(keys.LOSS_REGULARIZATION), regularization_losses)
+        head_metrics.update_with_broadcast_weights(eval_metrics[key(MK.PREDICTION_MEAN)], logistic, weights)
+        head_metrics.update_with_broadcast_weights(eval_metrics[key(MK.LABEL_MEAN)], labels, weights)
+        head_metrics.update_with_broadcast_weights(eval_metrics[key(MK.ACCURACY_BASELINE)], labels, weights)
+        head_metrics.update_auc(eval_metrics[key(MK.AUC)], labels, logistic, weights)
+        head_metrics.update_auc(eval_metrics[key(MK.AUC_PR)], labels, logistic, weights)
+        head_metrics.add_regularization(eval_metrics, key(MK.LOSS_REGULARIZATION), regularization_losses)
         for threshold_keys in self._threshold_keys:
             for name in threshold_keys:
                 eval_metrics[name].update_state(y_true=labels, y_pred=logistic, sample_weight=weights)
         return eval_metrics
 
     def _export_outputs(self, predictions: dict) -> dict:
-        classification = base.classification_output(predictions[_k.PROBABILITIES], 2, self._label_vocabulary)
+        classification = base.classification_output(predictions[PK.PROBABILITIES], 2, self._label_vocabulary)
         return {keys.SERVING_DEFAULT: classification, keys.CLASSIFY: classification,
-                keys.REGRESS: RegressionOutput(value=predictions[_k.LOGISTIC]),
+                keys.REGRESS: RegressionOutput(value=predictions[PK.LOGISTIC]),
                 keys.PREDICT: PredictOutput(predictions)}

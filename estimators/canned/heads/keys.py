@@ -1,36 +1,5 @@
-"""The names tf.estimator 2.15's heads gave predictions, metrics and export signatures (public contract)."""
-
-# Prediction keys.
-LOGITS = "logits"
-LOGISTIC = "logistic"
-PROBABILITIES = "probabilities"
-CLASS_IDS = "class_ids"
-CLASSES = "classes"
-ALL_CLASS_IDS = "all_class_ids"
-ALL_CLASSES = "all_classes"
-PREDICTIONS = "predictions"
-
-# Metric keys.
-LOSS = "loss"
-LOSS_MEAN = "average_loss"
-LOSS_REGULARIZATION = "regularization_loss"
-ACCURACY = "accuracy"
-ACCURACY_BASELINE = "accuracy_baseline"
-PRECISION = "precision"
-RECALL = "recall"
-AUC = "auc"
-AUC_PR = "auc_precision_recall"
-LABEL_MEAN = "label/mean"
-PREDICTION_MEAN = "prediction/mean"
-ACCURACY_AT_THRESHOLD = "accuracy/positive_threshold_%g"
-PRECISION_AT_THRESHOLD = "precision/positive_threshold_%g"
-RECALL_AT_THRESHOLD = "recall/positive_threshold_%g"
-PROBABILITY_MEAN_AT_CLASS = "probability_mean/class%d"
-AUC_AT_CLASS = "auc/class%d"
-AUC_PR_AT_CLASS = "auc_precision_recall/class%d"
-PROBABILITY_MEAN_AT_NAME = "probability_mean/%s"
-AUC_AT_NAME = "auc/%s"
-AUC_PR_AT_NAME = "auc_precision_recall/%s"
+"""The export signature names and loss reductions tf.estimator 2.15's heads used (public contract); prediction and
+metric names are canned.prediction_keys' and canned.metric_keys'."""
 
 # Export signature keys.
 SERVING_DEFAULT = "serving_default"

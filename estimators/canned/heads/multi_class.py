@@ -8,16 +8,17 @@ from typing import Any
 import tensorflow as tf
 
 from estimators.canned.heads import base, checks, keys
-from estimators.canned.heads import keys as _k  # predictions() takes an argument named keys, as 2.15's
 from estimators.canned.heads import metrics as head_metrics
-from estimators.canned.heads.classes import check_vocabulary, ids_to_names, lookup_class_ids
+from estimators.canned.heads.classes import check_vocabulary, lookup_class_ids
+from estimators.canned.metric_keys import MetricKeys as MK
+from estimators.canned.prediction_keys import PredictionKeys as PK
 from estimators.export.outputs import PredictOutput
 
-_PREDICTION_KEYS = (keys.LOGITS, keys.PROBABILITIES, keys.CLASS_IDS, keys.CLASSES, keys.ALL_CLASS_IDS,
-                    keys.ALL_CLASSES)
+_PREDICTION_KEYS = (PK.LOGITS, PK.PROBABILITIES, PK.CLASS_IDS, PK.CLASSES, PK.ALL_CLASS_IDS,
+                    PK.ALL_CLASSES)
 
 
-class MultiClassHead(base.Head):
+class MultiClassHead(base.SingleHead):
     """One of n_classes (> 2) classes per example (2.15: tf.estimator.MultiClassHead); labels are integer class
     ids, or strings of label_vocabulary."""
 
@@ -40,10 +41,6 @@ class MultiClassHead(base.Head):
     @property
     def logits_dimension(self) -> Any:
         return self._n_classes
-
-    @property
-    def loss_reduction(self) -> Any:
-        return self._loss_reduction
 
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
         """Class ids [D0, ... DN, 1], checked to lie in [0, n_classes)."""
@@ -69,64 +66,48 @@ class MultiClassHead(base.Head):
         weights = checks.get_weights_and_check_match_logits(features, self._weight_column, logits)
         return unweighted, weights
 
-    def loss(self, labels: Any, logits: Any, features: dict | None = None, mode: str | None = None,
-             regularization_losses: Any = None) -> tf.Tensor:
-        """The weighted softmax cross-entropy reduced by loss_reduction, plus the regularization losses."""
-        del mode
-        with tf.name_scope("losses"):
-            logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-            label_ids = self._processed_labels(logits, labels)
-            unweighted, weights = self._unweighted_loss_and_weights(logits, label_ids, features or {})
-            training_loss = base.weighted_training_loss(unweighted, weights, self._loss_reduction)
-            return base.regularized(training_loss, regularization_losses)
-
     def predictions(self, logits: Any, keys: Sequence[str] | None = None) -> dict:  # noqa: A002 - 2.15's name
         wanted = base.wanted_keys(keys, _PREDICTION_KEYS)
         logits = checks.check_logits_final_dim(logits, self.logits_dimension)
         result = {}
         with tf.name_scope("predictions"):
-            if _k.LOGITS in wanted:
-                result[_k.LOGITS] = logits
-            if _k.PROBABILITIES in wanted:
-                result[_k.PROBABILITIES] = tf.nn.softmax(logits, name=_k.PROBABILITIES)
-            if _k.CLASS_IDS in wanted or _k.CLASSES in wanted:
-                class_ids = tf.expand_dims(tf.argmax(logits, axis=-1, name=_k.CLASS_IDS), -1)
-                if _k.CLASS_IDS in wanted:
-                    result[_k.CLASS_IDS] = class_ids
-                if _k.CLASSES in wanted:
-                    result[_k.CLASSES] = ids_to_names(class_ids, self._label_vocabulary)
-            if _k.ALL_CLASS_IDS in wanted:
-                result[_k.ALL_CLASS_IDS] = base.all_class_ids(logits, self._n_classes)
-            if _k.ALL_CLASSES in wanted:
-                result[_k.ALL_CLASSES] = base.all_classes(logits, self._n_classes, self._label_vocabulary)
+            if PK.LOGITS in wanted:
+                result[PK.LOGITS] = logits
+            if PK.PROBABILITIES in wanted:
+                result[PK.PROBABILITIES] = tf.nn.softmax(logits, name=PK.PROBABILITIES)
+            base.add_class_predictions(result, wanted, logits, self._label_vocabulary)
+            if PK.ALL_CLASS_IDS in wanted:
+                result[PK.ALL_CLASS_IDS] = base.all_class_ids(logits, self._n_classes)
+            if PK.ALL_CLASSES in wanted:
+                result[PK.ALL_CLASSES] = base.all_classes(logits, self._n_classes, self._label_vocabulary)
         return result
 
     def metrics(self, regularization_losses: Any = None) -> dict:
         """2.15's metric objects: the mean loss and accuracy (and the regularization loss's mean)."""
         m = head_metrics.keras_metrics()
         with tf.name_scope("metrics"):
-            result = {self._summary_key(keys.LOSS_MEAN): m.Mean(name=keys.LOSS_MEAN)}
+            result = {self._summary_key(MK.LOSS_MEAN): m.Mean(name=MK.LOSS_MEAN)}
             if regularization_losses is not None:
-                result[self._summary_key(keys.LOSS_REGULARIZATION)] = m.Mean(name=keys.LOSS_REGULARIZATION)
-            result[self._summary_key(keys.ACCURACY)] = m.Accuracy(name=keys.ACCURACY)
+                result[self._summary_key(MK.LOSS_REGULARIZATION)] = m.Mean(name=MK.LOSS_REGULARIZATION)
+            result[self._summary_key(MK.ACCURACY)] = m.Accuracy(name=MK.ACCURACY)
         return result
 
     def update_metrics(self, eval_metrics: dict, features: dict, logits: Any, labels: Any,
                        regularization_losses: Any = None) -> dict:
         """Updates metrics() objects with this batch; returns them."""
-        class_ids = self.predictions(logits)[_k.CLASS_IDS]
+        class_ids = self.predictions(logits)[PK.CLASS_IDS]
         logits = checks.check_logits_final_dim(logits, self.logits_dimension)
         label_ids = self._processed_labels(logits, labels)
         unweighted, weights = self._unweighted_loss_and_weights(logits, label_ids, features or {})
-        eval_metrics[self._summary_key(keys.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
-        eval_metrics[self._summary_key(keys.ACCURACY)].update_state(y_true=label_ids, y_pred=class_ids,
+        eval_metrics[self._summary_key(MK.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
+        eval_metrics[self._summary_key(MK.ACCURACY)].update_state(y_true=label_ids, y_pred=class_ids,
                                                                     sample_weight=weights)
-        head_metrics.add_regularization(eval_metrics, self._summary_key(keys.LOSS_REGULARIZATION),
+        head_metrics.add_regularization(eval_metrics, self._summary_key(MK.LOSS_REGULARIZATION),
                                         regularization_losses)
         return eval_metrics
 
     def _export_outputs(self, predictions: dict) -> dict:
-        classification = base.classification_output(predictions[_k.PROBABILITIES], self._n_classes,
+        classification = base.classification_output(predictions[PK.PROBABILITIES], self._n_classes,
                                                     self._label_vocabulary)
         return {keys.SERVING_DEFAULT: classification, keys.CLASSIFY: classification,
                 keys.PREDICT: PredictOutput(predictions)}

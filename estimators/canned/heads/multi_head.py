@@ -11,6 +11,7 @@ import tensorflow as tf
 
 from estimators.canned.heads import base, keys
 from estimators.canned.heads import metrics as head_metrics
+from estimators.canned.metric_keys import MetricKeys as MK
 from estimators.export.outputs import PredictOutput
 from estimators.mode_keys import ModeKeys
 from estimators.specs import EstimatorSpec
@@ -47,7 +48,7 @@ class MultiHead(base.Head):
         self._heads = tuple(heads)
         self._head_weights = tuple(head_weights) if head_weights else ()
         self._logits_dimension = sum(head.logits_dimension for head in self._heads)
-        self._loss_keys = tuple(f"{keys.LOSS}/{head.name}" for head in self._heads)
+        self._loss_keys = tuple(f"{MK.LOSS}/{head.name}" for head in self._heads)
 
     @property
     def name(self) -> str:
@@ -128,7 +129,7 @@ class MultiHead(base.Head):
         m = head_metrics.keras_metrics()
         result = {}
         if regularization_losses is not None:
-            result[self._summary_key(keys.LOSS_REGULARIZATION)] = m.Mean(name=keys.LOSS_REGULARIZATION)
+            result[self._summary_key(MK.LOSS_REGULARIZATION)] = m.Mean(name=MK.LOSS_REGULARIZATION)
         with tf.name_scope("merge_eval"):
             for loss_key in self._loss_keys:
                 result[loss_key] = m.Mean(name=loss_key)
@@ -138,7 +139,7 @@ class MultiHead(base.Head):
                        regularization_losses: Any = None) -> dict:
         """Updates the loss means, and adds each head's own updated metrics."""
         logits_dict = self._check_logits_and_labels(logits, labels)
-        head_metrics.add_regularization(eval_metrics, self._summary_key(keys.LOSS_REGULARIZATION),
+        head_metrics.add_regularization(eval_metrics, self._summary_key(MK.LOSS_REGULARIZATION),
                                         regularization_losses)
         for head, loss_key in zip(self._heads, self._loss_keys, strict=True):
             head_logits, head_labels = logits_dict[head.name], labels[head.name]

@@ -9,11 +9,12 @@ from typing import Any
 import tensorflow as tf
 
 from estimators.canned.heads import base, checks, keys
-from estimators.canned.heads import keys as _k  # predictions() takes an argument named keys, as 2.15's
 from estimators.canned.heads import metrics as head_metrics
+from estimators.canned.metric_keys import MetricKeys as MK
+from estimators.canned.prediction_keys import PredictionKeys as PK
 from estimators.export.outputs import PredictOutput
 
-_PREDICTION_KEYS = (keys.LOGITS, keys.PROBABILITIES, keys.CLASSES)
+_PREDICTION_KEYS = (PK.LOGITS, PK.PROBABILITIES, PK.CLASSES)
 
 
 def _class_ids_for_metrics(classes: Any, n_classes: int, label_vocabulary: Sequence[str] | None) -> tuple:
@@ -32,7 +33,7 @@ def _class_ids_for_metrics(classes: Any, n_classes: int, label_vocabulary: Seque
     return classes
 
 
-class MultiLabelHead(base.Head):
+class MultiLabelHead(base.SingleHead):
     """Labels are a multi-hot [D0, ... DN, n_classes] tensor, or class ids / vocabulary strings as a SparseTensor
     (2.15: tf.estimator.MultiLabelHead)."""
 
@@ -59,26 +60,18 @@ class MultiLabelHead(base.Head):
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
         self._name = name
-        self._threshold_keys = [
-            tuple(self._summary_key(template % t) for template in (keys.ACCURACY_AT_THRESHOLD,
-                                                                    keys.PRECISION_AT_THRESHOLD,
-                                                                    keys.RECALL_AT_THRESHOLD))
-            for t in self._thresholds]
+        self._threshold_keys = self._threshold_metric_keys(self._thresholds)
         if label_vocabulary is None:
-            templates = (keys.PROBABILITY_MEAN_AT_CLASS, keys.AUC_AT_CLASS, keys.AUC_PR_AT_CLASS)
+            templates = (MK.PROBABILITY_MEAN_AT_CLASS, MK.AUC_AT_CLASS, MK.AUC_PR_AT_CLASS)
             names = self._class_ids
         else:
-            templates = (keys.PROBABILITY_MEAN_AT_NAME, keys.AUC_AT_NAME, keys.AUC_PR_AT_NAME)
+            templates = (MK.PROBABILITY_MEAN_AT_NAME, MK.AUC_AT_NAME, MK.AUC_PR_AT_NAME)
             names = [label_vocabulary[i] for i in self._class_ids]
         self._class_keys = [tuple(self._summary_key(t % name) for t in templates) for name in names]
 
     @property
     def logits_dimension(self) -> int:
         return self._n_classes
-
-    @property
-    def loss_reduction(self) -> Any:
-        return self._loss_reduction
 
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
         """int64 multi-hot labels shaped like the logits, from a dense indicator tensor or a SparseTensor of class
@@ -120,28 +113,17 @@ class MultiLabelHead(base.Head):
         weights = checks.get_weights_and_check_match_logits(features, self._weight_column, logits)
         return unweighted, weights
 
-    def loss(self, labels: Any, logits: Any, features: dict | None = None, mode: str | None = None,
-             regularization_losses: Any = None) -> tf.Tensor:
-        """The weighted mean-over-classes sigmoid cross-entropy reduced by loss_reduction, plus regularization."""
-        del mode
-        with tf.name_scope("losses"):
-            logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-            processed = self._processed_labels(logits, labels)
-            unweighted, weights = self._unweighted_loss_and_weights(logits, processed, features or {})
-            training_loss = base.weighted_training_loss(unweighted, weights, self._loss_reduction)
-            return base.regularized(training_loss, regularization_losses)
-
     def predictions(self, logits: Any, keys: Sequence[str] | None = None) -> dict:  # noqa: A002 - 2.15's name
         wanted = base.wanted_keys(keys, _PREDICTION_KEYS)
         logits = checks.check_logits_final_dim(logits, self.logits_dimension)
         result = {}
         with tf.name_scope("predictions"):
-            if _k.LOGITS in wanted:
-                result[_k.LOGITS] = logits
-            if _k.PROBABILITIES in wanted:
-                result[_k.PROBABILITIES] = tf.sigmoid(logits, name=_k.PROBABILITIES)
-            if _k.CLASSES in wanted:  # every class's name, as 2.15's multi-label predictions held them
-                result[_k.CLASSES] = base.all_classes(logits, self._n_classes, self._label_vocabulary)
+            if PK.LOGITS in wanted:
+                result[PK.LOGITS] = logits
+            if PK.PROBABILITIES in wanted:
+                result[PK.PROBABILITIES] = tf.sigmoid(logits, name=PK.PROBABILITIES)
+            if PK.CLASSES in wanted:  # every class's name, as 2.15's multi-label predictions held them
+                result[PK.CLASSES] = base.all_classes(logits, self._n_classes, self._label_vocabulary)
         return result
 
     def metrics(self, regularization_losses: Any = None) -> dict:
@@ -149,11 +131,11 @@ class MultiLabelHead(base.Head):
         the mean probability and AUCs of each class of classes_for_class_based_metrics."""
         m = head_metrics.keras_metrics()
         with tf.name_scope("metrics"):
-            result = {self._summary_key(keys.LOSS_MEAN): m.Mean(name=keys.LOSS_MEAN),
-                      self._summary_key(keys.AUC): m.AUC(name=keys.AUC),
-                      self._summary_key(keys.AUC_PR): m.AUC(curve="PR", name=keys.AUC_PR)}
+            result = {self._summary_key(MK.LOSS_MEAN): m.Mean(name=MK.LOSS_MEAN),
+                      self._summary_key(MK.AUC): m.AUC(name=MK.AUC),
+                      self._summary_key(MK.AUC_PR): m.AUC(curve="PR", name=MK.AUC_PR)}
             if regularization_losses is not None:
-                result[self._summary_key(keys.LOSS_REGULARIZATION)] = m.Mean(name=keys.LOSS_REGULARIZATION)
+                result[self._summary_key(MK.LOSS_REGULARIZATION)] = m.Mean(name=MK.LOSS_REGULARIZATION)
             for threshold, (accuracy, precision, recall) in zip(self._thresholds, self._threshold_keys, strict=True):
                 result[accuracy] = m.BinaryAccuracy(name=accuracy, threshold=threshold)
                 result[precision] = m.Precision(name=precision, thresholds=threshold)
@@ -170,12 +152,12 @@ class MultiLabelHead(base.Head):
         logits = checks.check_logits_final_dim(logits, self.logits_dimension)
         processed = self._processed_labels(logits, labels)
         unweighted, weights = self._unweighted_loss_and_weights(logits, processed, features or {})
-        probabilities = self.predictions(logits, [_k.PROBABILITIES])[_k.PROBABILITIES]
-        eval_metrics[self._summary_key(keys.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
-        for name in (keys.AUC, keys.AUC_PR):
+        probabilities = self.predictions(logits, [PK.PROBABILITIES])[PK.PROBABILITIES]
+        eval_metrics[self._summary_key(MK.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
+        for name in (MK.AUC, MK.AUC_PR):
             eval_metrics[self._summary_key(name)].update_state(y_true=processed, y_pred=probabilities,
                                                                sample_weight=weights)
-        head_metrics.add_regularization(eval_metrics, self._summary_key(keys.LOSS_REGULARIZATION),
+        head_metrics.add_regularization(eval_metrics, self._summary_key(MK.LOSS_REGULARIZATION),
                                         regularization_losses)
         for threshold_keys in self._threshold_keys:
             for name in threshold_keys:
@@ -193,7 +175,7 @@ class MultiLabelHead(base.Head):
         return eval_metrics
 
     def _export_outputs(self, predictions: dict) -> dict:
-        classification = base.classification_output(predictions[_k.PROBABILITIES], self._n_classes,
+        classification = base.classification_output(predictions[PK.PROBABILITIES], self._n_classes,
                                                     self._label_vocabulary)
         return {keys.SERVING_DEFAULT: classification, keys.CLASSIFY: classification,
                 keys.PREDICT: PredictOutput(predictions)}

@@ -10,10 +10,12 @@ import tensorflow as tf
 
 from estimators.canned.heads import base, checks, keys
 from estimators.canned.heads import metrics as head_metrics
+from estimators.canned.metric_keys import MetricKeys as MK
+from estimators.canned.prediction_keys import PredictionKeys as PK
 from estimators.export.outputs import PredictOutput, RegressionOutput
 
 
-class RegressionHead(base.Head):
+class RegressionHead(base.SingleHead):
     """Real-valued targets (2.15: tf.estimator.RegressionHead); `inverse_link_fn` maps logits to predictions,
     `loss_fn(labels, logits[, features])` replaces the squared error; weights may be per example or per logit."""
 
@@ -36,10 +38,6 @@ class RegressionHead(base.Head):
     def logits_dimension(self) -> int:
         return self._logits_dimension
 
-    @property
-    def loss_reduction(self) -> Any:
-        return self._loss_reduction
-
     def _processed_labels(self, logits: tf.Tensor, labels: Any) -> tf.Tensor:
         labels = checks.check_dense_labels_match_logits_and_reshape(labels, logits, self._logits_dimension)
         return tf.cast(labels, tf.float32)
@@ -55,17 +53,6 @@ class RegressionHead(base.Head):
                                                             allow_per_logit_weights=True)
         return unweighted, weights
 
-    def loss(self, labels: Any, logits: Any, features: dict | None = None, mode: str | None = None,
-             regularization_losses: Any = None) -> tf.Tensor:
-        """The weighted loss reduced by loss_reduction, plus the regularization losses."""
-        del mode
-        with tf.name_scope("losses"):
-            logits = checks.check_logits_final_dim(logits, self._logits_dimension)
-            labels = self._processed_labels(logits, labels)
-            unweighted, weights = self._unweighted_loss_and_weights(logits, labels, features or {})
-            training_loss = base.weighted_training_loss(unweighted, weights, self._loss_reduction)
-            return base.regularized(training_loss, regularization_losses)
-
     def predictions(self, logits: Any, keys: Any = None) -> dict:  # noqa: A002 - the other heads' name
         """{'predictions': inverse_link_fn(logits) or the logits, 'logits' too when there is an inverse link}."""
         del keys
@@ -80,9 +67,9 @@ class RegressionHead(base.Head):
         m = head_metrics.keras_metrics()
         with tf.name_scope("metrics"):
             result = {self._summary_key(name): m.Mean(name=name)
-                      for name in (keys.LOSS_MEAN, keys.PREDICTION_MEAN, keys.LABEL_MEAN)}
+                      for name in (MK.LOSS_MEAN, MK.PREDICTION_MEAN, MK.LABEL_MEAN)}
             if regularization_losses is not None:
-                result[self._summary_key(keys.LOSS_REGULARIZATION)] = m.Mean(name=keys.LOSS_REGULARIZATION)
+                result[self._summary_key(MK.LOSS_REGULARIZATION)] = m.Mean(name=MK.LOSS_REGULARIZATION)
         return result
 
     def update_metrics(self, eval_metrics: dict, features: dict, logits: Any, labels: Any,
@@ -92,11 +79,11 @@ class RegressionHead(base.Head):
         logits = checks.check_logits_final_dim(logits, self._logits_dimension)
         labels = self._processed_labels(logits, labels)
         unweighted, weights = self._unweighted_loss_and_weights(logits, labels, features or {})
-        eval_metrics[self._summary_key(keys.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
-        eval_metrics[self._summary_key(keys.LABEL_MEAN)].update_state(values=labels, sample_weight=weights)
-        head_metrics.update_with_broadcast_weights(eval_metrics[self._summary_key(keys.PREDICTION_MEAN)], predicted,
+        eval_metrics[self._summary_key(MK.LOSS_MEAN)].update_state(values=unweighted, sample_weight=weights)
+        eval_metrics[self._summary_key(MK.LABEL_MEAN)].update_state(values=labels, sample_weight=weights)
+        head_metrics.update_with_broadcast_weights(eval_metrics[self._summary_key(MK.PREDICTION_MEAN)], predicted,
                                                    weights)
-        head_metrics.add_regularization(eval_metrics, self._summary_key(keys.LOSS_REGULARIZATION),
+        head_metrics.add_regularization(eval_metrics, self._summary_key(MK.LOSS_REGULARIZATION),
                                         regularization_losses)
         return eval_metrics
 
@@ -105,8 +92,8 @@ class RegressionHead(base.Head):
         return {keys.SERVING_DEFAULT: regression, keys.REGRESS: regression, keys.PREDICT: PredictOutput(predictions)}
 
 
-_PREDICTIONS = keys.PREDICTIONS
-_LOGITS = keys.LOGITS
+_PREDICTIONS = PK.PREDICTIONS
+_LOGITS = PK.LOGITS
 
 
 class PoissonRegressionHead(RegressionHead):

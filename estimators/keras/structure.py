@@ -23,7 +23,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from estimators.keras_errors import FormattedKeyError
+from estimators.keras.errors import FormattedKeyError
 
 SAMPLE_WEIGHT_KEYS = frozenset({"features", "sample_weights"})
 _KERAS3_DEFAULT_INPUT_NAME = re.compile(r"input_layer(_\d+)?")

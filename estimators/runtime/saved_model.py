@@ -17,10 +17,10 @@ from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow.python.trackable.resource import ResourceTracker, resource_tracker_scope
 
 from estimators import log as logging
-from estimators.export.predict_model import PredictModel
 from estimators.export.publish import publish_export
 from estimators.export.serving_graph import trace_signatures
 from estimators.mode_keys import ModeKeys
+from estimators.runtime.predict_model import PredictModel
 
 _PB = tf.saved_model.SAVED_MODEL_FILENAME_PB
 _PBTXT = tf.saved_model.SAVED_MODEL_FILENAME_PBTXT

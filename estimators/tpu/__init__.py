@@ -8,7 +8,7 @@ from estimators.compat.tpu_context import TPUContext
 from estimators.run_config import InputPipelineConfig, TPUConfig
 from estimators.run_config import TPURunConfig as RunConfig
 from estimators.specs import TPUEstimatorSpec
-from estimators.tpu_estimator import ExportSavedModelApiVersion, TPUEstimator
+from estimators.tpu.estimator import ExportSavedModelApiVersion, TPUEstimator
 
 __all__ = ["ExportSavedModelApiVersion", "InputPipelineConfig", "RunConfig", "TPUConfig", "TPUContext",
            "TPUEstimator", "TPUEstimatorSpec"]

@@ -15,16 +15,16 @@ from typing import Any
 
 import tensorflow as tf
 
+from estimators import path_choice
+from estimators.compat.fn_args import bound_model_fn, model_fn_args
 from estimators.compat.ignored_settings import log_ignored
 from estimators.compat.tpu_context import TPUContext
 from estimators.compat.tpu_job import TPUJobContext
 from estimators.distribute.inputs import InputDeployment, make_dataset_fn, per_replica_batch_size
 from estimators.distribute.strategy import local_replicas, local_strategy, num_input_hosts, resolve_strategy
 from estimators.estimator import Estimator
-from estimators.graph import choice
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import InputPipelineConfig, RunConfig, pipeline_name
-from estimators.runtime.model_fn_call import bound_model_fn, model_fn_args
 from estimators.runtime.state import Runtime
 from estimators.specs import EstimatorSpec
 
@@ -173,7 +173,7 @@ class TPUEstimator(Estimator):
     def _engine_model_fn(self) -> Callable:
         """model_fn; on the graph path with use_tpu=True, the one that checks the call as 2.15's TPU model_fn
         wrapper did and then refuses it (_refuse_tpu_graph_call)."""
-        if self._use_tpu and self._execution == choice.GRAPH:
+        if self._use_tpu and self._execution == path_choice.GRAPH:
             return self._refuse_tpu_graph_call
         return self._model_fn
 

@@ -12,7 +12,7 @@ sums the replicas' gradients), so the update sums the replicas' gradients of tha
 reported to the engine is N times Keras's, the per-replica mean, as Keras's own loss tracker reports.
 
 Keras 3 models and tf_keras (Keras 2) ones are both taken: each is rebuilt, scored and trained with
-its own Keras (estimators/keras_flavours.py), as 2.15 used Keras 2 for the Keras 2 models of its day.
+its own Keras (estimators/keras/flavours.py), as 2.15 used Keras 2 for the Keras 2 models of its day.
 """
 
 from __future__ import annotations
@@ -35,18 +35,18 @@ from estimators.export import outputs as export_output_classes
 from estimators.export.outputs import ExportOutput, PredictOutput
 from estimators.export.receivers import build_raw_serving_input_receiver_fn
 from estimators.graph.object_saver import ObjectKeySaver
-from estimators.keras_errors import FormattedKeyError
-from estimators.keras_flavours import TF_KERAS, Flavour, flavour_of
-from estimators.keras_losses import checked_losses
-from estimators.keras_object_paths import layout_problem, optimizer_keys, weight_paths
-from estimators.keras_structure import ModelStructure, is_subclassed
-from estimators.keras_weights import InitialWeights
+from estimators.keras.errors import FormattedKeyError
+from estimators.keras.flavours import TF_KERAS, Flavour, flavour_of
+from estimators.keras.losses import checked_losses
+from estimators.keras.object_paths import layout_problem, optimizer_keys, weight_paths
+from estimators.keras.structure import ModelStructure, is_subclassed
+from estimators.keras.weights import InitialWeights
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig, with_session_config
 from estimators.runtime.collection import safe_point
 from estimators.runtime.state import Runtime
 from estimators.specs import TPUEstimatorSpec
-from estimators.tpu_estimator import TPUEstimator
+from estimators.tpu.estimator import TPUEstimator
 
 _DEFAULT_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
 _NOT_COMPILED = ("The Keras model has not been compiled: compile() it with a loss and an optimizer, e.g. "

@@ -6,7 +6,7 @@ loops into a step count. The estimate is moved to the projected count after ever
 the loops already take about the budget and the step time has settled: then it is kept, so the loop
 size stops wobbling. With no sample yet (or only unusable ones) it answers one step.
 
-2.15's TPUEstimator drove this from _TPUStopAtStepHook (estimators/tpu_stop_hook.py).
+2.15's TPUEstimator drove this from _TPUStopAtStepHook (estimators/tpu/stop_hook.py).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import tensorflow as tf
 from tensorflow.python.trackable import trackable_utils
 
 from estimators.checkpoint.object_keys import OptimizerKeys
-from estimators.keras_weights import variable_of
+from estimators.keras.weights import variable_of
 
 # Keras optimizer class -> (2.15's legacy class name, its hyperparameter variables, {Keras 3 slot: 2.15 slot})
 _KERAS_OPTIMIZERS = {

@@ -12,17 +12,41 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import tensorflow as tf
 
-from estimators.spec_checks import user_scaffold
-
 GRAPH, TF2 = "graph", "tf2"
 # Ops that read a checkpoint: built in model_fn by init_from_checkpoint (or a Saver), they belong in a
 # session's initialiser, run once; in a tf.function they would run on every step.
 _RESTORE_OPS = frozenset({"RestoreV2", "Restore", "RestoreSlice"})
+
+
+# The Scaffolds EstimatorSpec made itself for specs built without one (weakly held: they die with their specs).
+_DEFAULT_SCAFFOLDS: weakref.WeakSet = weakref.WeakSet()
+
+
+def default_scaffold() -> tf.compat.v1.train.Scaffold:
+    """An empty Scaffold for a spec built without one, as 2.15's EstimatorSpec gave; is_default_scaffold knows it,
+    so it puts no model_fn on the graph path (only a Scaffold the model_fn made does)."""
+    scaffold = tf.compat.v1.train.Scaffold()
+    _DEFAULT_SCAFFOLDS.add(scaffold)
+    return scaffold
+
+
+def is_default_scaffold(scaffold: Any) -> bool:
+    """Whether `scaffold` is one EstimatorSpec made for a spec built without one (default_scaffold)."""
+    try:
+        return scaffold in _DEFAULT_SCAFFOLDS
+    except TypeError:  # an unhashable object
+        return False
+
+
+def user_scaffold(scaffold: Any) -> Any:
+    """`scaffold` when the model_fn made it, None for none or EstimatorSpec's default one."""
+    return None if scaffold is None or is_default_scaffold(scaffold) else scaffold
 
 
 class GraphPathNeeded(Exception):  # noqa: N818 - a signal between the engine's two paths, not an error

@@ -14,7 +14,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from estimators.tpu_iteration_count import IterationCountEstimator
+from estimators.tpu.iteration_count import IterationCountEstimator
 
 _SCOPE = "tpu_estimator"
 _VAR_NAME = "iterations_per_loop"
