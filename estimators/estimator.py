@@ -1,19 +1,17 @@
 """Estimator: runs model_fn/input_fn pairs under tf.distribute with tf.estimator's contract.
 
-A thin shell: the runtime (runtime/) runs model_fn, the controller (training/controller.py) runs
-the outer training loop, the Checkpointer (checkpoint/) owns model_dir's checkpoints.
+A thin shell over two executors: the TF2 path (estimators/tf2) and the graph path (estimators/graph), both
+given one frozen EngineContext. The deployment (estimators/distribute/deployment.py; TPUEstimator's in
+estimators/tpu) says where each mode runs; the Checkpointer (checkpoint/) owns model_dir's checkpoints.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import inspect
 import itertools
 import math
 import os
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -22,84 +20,26 @@ import tensorflow as tf
 
 from estimators import log as logging
 from estimators import path_choice
-from estimators.checkpoint import mapping, warm_start
+from estimators.checkpoint import warm_start
 from estimators.checkpoint.checkpointer import Checkpointer, checkpoint_at
-from estimators.checkpoint.lock import ModelDirLock
 from estimators.checkpoint.model_dir_check import check_model_dir
 from estimators.compat import guards  # noqa: F401 - registers the engine's guards before any call
 from estimators.compat.fn_args import bound_model_fn, model_fn_args
-from estimators.compat.input_fn_call import call_input_fn, dataset_of_call
 from estimators.compat.random_seed import seeded_entry_point, seeded_generator
-from estimators.distribute.inputs import masked_stream
-from estimators.distribute.strategy import (
-    is_chief,
-    is_tpu_strategy,
-    local_replicas,
-    multi_worker_strategy,
-    resolve_strategy,
-)
+from estimators.distribute.deployment import Deployment, master_with_workers
+from estimators.engine_context import EngineContext
 from estimators.graph import evaluate as graph_evaluate
 from estimators.graph import export as graph_export
 from estimators.graph import predict as graph_predict
-from estimators.graph import replicated
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
-from estimators.run_config import RunConfig, TaskType, with_session_config
-from estimators.runtime.collection import Held, free_in_background, keep_until_safe, safe_point, track
-from estimators.runtime.predictions import split_predictions
-from estimators.runtime.state import Runtime
-from estimators.runtime.train_input import StartingOverAtItsEnd, TrainInput
-from estimators.training import eval_summaries
-from estimators.training.controller import SIGNAL, TrainController, TrainPlan
-from estimators.training.hooks import Hook, SavingListener, checked_hooks
-from estimators.training.iterations import IterationsPerLoop
-from estimators.training.logging_hook import fetch_names
-from estimators.training.loops import InferenceLoopResult
-from estimators.training.preemption import (
-    EvaluationInterrupted,
-    StopRequest,
-    TrainingInterrupted,
-    stopping_on_signals,
-)
-from estimators.training.progress import CheckpointSchedule, ProgressReport
-from estimators.training.progress_display import ProgressDisplay
-from estimators.training.step_summaries import StepSummaries
+from estimators.run_config import RunConfig, with_session_config
+from estimators.runtime.collection import track
+from estimators.tf2.executor import INPUT_POSITION, TF2Executor
+from estimators.training.preemption import EvaluationInterrupted, StopRequest, stopping_on_signals
 from estimators.training.summaries import SummaryWriters
 
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")  # what model_fn may take, by name
-INPUT_POSITION = "estimators/input_position"  # train-stream steps taken, saved with every checkpoint
-
-
-def _to_python(value: Any) -> Any:
-    """A metric's value: a Python number for a scalar, an array, or (a nested v1 metric value) the same nesting."""
-    if isinstance(value, (tuple, list)):
-        return type(value)(_to_python(item) for item in value)
-    value = np.asarray(value)
-    return value.item() if value.ndim == 0 else value
-
-
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, (int, float, np.generic)) or (isinstance(value, np.ndarray) and value.ndim == 0)
-
-
-def _no_hooks(hooks: Any, what: str) -> None:
-    """evaluate()/predict() run no hooks (hooks are called between training loops): say so, never ignore them."""
-    checked_hooks(hooks, f"{what} hooks", Hook)
-    if hooks:
-        raise ValueError(f"{what} takes no hooks: hooks are called between training loops. Read what you need "
-                         "from evaluate()'s results or predict()'s outputs.")
-
-
-def _skipping(input_fn: Callable, elements: int, config: Any = None) -> Callable:
-    """input_fn whose dataset starts `elements` elements in (same signature: arguments still go by name)."""
-    if elements <= 0:
-        return input_fn
-
-    @functools.wraps(input_fn)
-    def skipped(*args, **kwargs):
-        return dataset_of_call(lambda: input_fn(*args, **kwargs), config).skip(elements)
-
-    return skipped
 
 
 def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
@@ -113,13 +53,6 @@ def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
         return 0
 
 
-def _master_with_workers(config: RunConfig) -> bool:
-    """Whether TF_CONFIG's cluster has a 'master' job and 'worker' tasks: 2.15's between-graph training, which
-    MultiWorkerMirroredStrategy cannot run (it refuses a 'master' job)."""
-    jobs = config.cluster_spec.jobs
-    return TaskType.MASTER in jobs and TaskType.WORKER in jobs
-
-
 def _begun(items: Iterator) -> Iterator:
     """`items` with its first one made now (so the TF2 path's GraphPathNeeded is raised here, before any yield)."""
     try:
@@ -129,13 +62,18 @@ def _begun(items: Iterator) -> Iterator:
     return itertools.chain([first], items)
 
 
-def _warn_not_finite(results: dict) -> None:
-    """tf.estimator returned NaN metrics without a word; they are still returned, but said out loud."""
-    bad = sorted(k for k, v in results.items() if isinstance(v, float) and not math.isfinite(v))
-    if bad:
-        logging.warning("Evaluation at global step %d gave non-finite %s: the eval data or the model's weights hold "
-                        "NaN or Inf (check the input_fn's features; a diverged model has NaN weights).",
-                        results["global_step"], ", ".join(f"{k}={results[k]}" for k in bad))
+def _checked_steps(name: str, value: Any, whole_only: bool) -> int | None:
+    """train()'s steps / max_steps as a whole count. A fractional one is taken as 2.15's StopAtStepHook took
+    it: training stops at the first step at or past it (12.5 steps are 13); TPUEstimator 2.15 took only whole
+    step counts (its loops run whole steps): there a float is a TypeError."""
+    if value is None:
+        return None
+    if whole_only and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"{name} must be int, got {value!r} of type {type(value).__name__}: TPUEstimator trains "
+                        f"whole steps.")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or math.isinf(value):
+        raise ValueError(f"Must specify {name} > 0: {name} must be a positive integer, got {value!r}.")
+    return math.ceil(value)
 
 
 # Members a subclass may replace (2.15's list; the others are the engine's).
@@ -151,6 +89,11 @@ class Estimator:
 
     def __init__(self, model_fn: Callable, model_dir: str | None = None, config: RunConfig | None = None,
                  params: dict | None = None, warm_start_from: Any = None):
+        self._setup(model_fn, model_dir, config, params, warm_start_from, Deployment)
+
+    def _setup(self, model_fn: Callable, model_dir: str | None, config: RunConfig | None, params: dict | None,
+               warm_start_from: Any, deployment: Callable[[RunConfig, dict], Deployment]) -> None:
+        """The construction every Estimator shares; `deployment` makes where each mode runs from config and params."""
         type(self)._assert_members_are_not_overridden(self)
         if config is not None and not isinstance(config, RunConfig):
             raise ValueError(f"config must be an instance of `RunConfig` (estimators.RunConfig), got "
@@ -180,22 +123,18 @@ class Estimator:
         self._model_fn = model_fn
         self._warm_start = warm_start.settings_from(warm_start_from)
         self._warm_start_settings = self._warm_start  # 2.15's name for it
-        self._strategies: dict[str, tf.distribute.Strategy] = {}
-        if config.train_distribute is None and not self._use_tpu and not _master_with_workers(config):
-            # Before any TensorFlow op: collectives can only be configured at program start.
-            workers = multi_worker_strategy()
-            if workers is not None:
-                self._strategies[ModeKeys.TRAIN] = workers
+        self._deployment = deployment(self._config, self._params)
         self._checkpointer = Checkpointer(self._model_dir, config.keep_checkpoint_max)
-        self._runtimes: dict[int, Runtime] = {}
-        track(self)  # counted until freed: engine calls collect garbage when enough have died (runtime/collection)
-        self._train_input = TrainInput(self)
         self._stop = StopRequest()
-        self._input_position_variable: tf.Variable | None = None
+        self._context = EngineContext(
+            model_fn=model_fn, params=self._params, config=self._config, model_dir=self._model_dir,
+            checkpointer=self._checkpointer, deployment=self._deployment, warm_start=self._warm_start,
+            stop=self._stop, summaries=SummaryWriters(self._model_dir))
+        self._tf2 = TF2Executor(self._context)
+        self._runtimes = self._tf2.runtimes  # one per strategy (read by tests and legacy checks)
+        track(self)  # counted until freed: engine calls collect garbage when enough have died (runtime/collection)
         self._execution: str | None = None  # the path model_fn runs on once the program has shown it
         self._graph_reason = ""  # why it is the graph path
-        self._summaries = SummaryWriters(self._model_dir)
-        self._step_summaries_made: dict[Runtime, StepSummaries] = {}
 
     def _assert_members_are_not_overridden(self) -> None:
         """2.15's rule: a subclass configures an Estimator (its __init__) but does not replace its members, which
@@ -250,133 +189,29 @@ class Estimator:
 
         return public_model_fn
 
-    @property
-    def _engine_model_fn(self) -> Callable:
-        """The model_fn the engine calls (with the arguments it declares)."""
-        return self._model_fn
-
     # -- which path runs model_fn ------------------------------------------------------------------
-    def _path(self, *hook_groups: Any) -> str:
-        """This call's path (estimators/graph/path_choice.py); once the program needs the graph path, it stays there."""
+    def _on_path(self, tf2: Callable[[], Any], graph: Callable[[EngineContext], Any], *hook_groups: Any) -> Any:
+        """The one path choice of every entry point (estimators/path_choice.py): tf2() on the TF2 path, unless the
+        call's hooks or RunConfig ask for the graph path, or model_fn shows (GraphPathNeeded, before any step runs or
+        anything is written) that it needs a session; graph(context) then, and on every later call."""
         chosen, reason = path_choice.requested_path(self._config, *hook_groups)
         if chosen == path_choice.GRAPH:
             self._use_graph_path(reason)
-        return chosen or self._execution or path_choice.TF2
-
-    def _on_path(self, tf2: Callable[[], Any], graph: Callable[[], Any], *hook_groups: Any) -> Any:
-        """The one path choice of every entry point: tf2() on the TF2 path, unless model_fn shows (GraphPathNeeded,
-        before any step runs or anything is written) that it needs a session; graph() then, and on every later call."""
-        if self._path(*hook_groups) == path_choice.TF2:
+        if (chosen or self._execution or path_choice.TF2) == path_choice.TF2:
             try:
                 return tf2()
             except path_choice.GraphPathNeeded as needed:
                 self._use_graph_path(needed.reason)
-        return graph()
+        return graph(self._context.on_graph(self._graph_reason or "the program asked for it"))
 
     def _use_graph_path(self, reason: str) -> None:
         if self._execution == path_choice.GRAPH:
             return
         if self._config.execution == path_choice.TF2:
             raise path_choice.pinned_to_tf2(reason)
-        self._check_graph_path()
+        self._deployment.check_graph_path()
         logging.info("model_fn runs on the graph path (tf.Graph and sessions, as tf.estimator ran it): %s.", reason)
         self._execution, self._graph_reason = path_choice.GRAPH, reason
-
-    def _check_graph_path(self) -> None:
-        """What the graph path cannot run, refused with the way out."""
-        strategies = [self._config.train_distribute, self._config.eval_distribute, *self._strategies.values()]
-        for strategy in strategies:
-            why = replicated.unsupported(strategy)
-            if why is not None:
-                raise ValueError(
-                    "This model_fn needs the graph path (tf.Graph and sessions: Scaffolds, SessionRunHooks, "
-                    f"init_from_checkpoint or eager execution disabled), which cannot replicate it with {why}. "
-                    "Use MirroredStrategy, drop train_distribute/eval_distribute (or TF_CONFIG's workers), or write "
-                    "model_fn for the TF2 path.")
-
-    def _graph_strategy(self, mode: str) -> tf.distribute.Strategy | None:
-        """The strategy the graph path replicates `mode` with, as tf.estimator 2.15: train_distribute for TRAIN,
-        eval_distribute (never train's) for EVAL, none for PREDICT and exports."""
-        return {ModeKeys.TRAIN: self._config.train_distribute, ModeKeys.EVAL: self._config.eval_distribute}.get(mode)
-
-    def _graph_input_params(self, mode: str) -> dict:
-        """input_fn's params on the graph path (one device): tf.estimator passes its params unchanged."""
-        return self._input_params()
-
-    def _graph_model_fn_params(self, mode: str, export: bool = False) -> dict:
-        """model_fn's params on the graph path (one device; `export`: in the serving graph)."""
-        return dict(self._params)
-
-    @property
-    def _input_position(self) -> tf.Variable:
-        """The train stream's position as a variable for checkpoints; made when the TF2 path first trains."""
-        if self._input_position_variable is None:
-            with tf.init_scope():
-                self._input_position_variable = tf.Variable(0, dtype=tf.int64, trainable=False,
-                                                            name="input_position")
-        return self._input_position_variable
-
-    # -- what subclasses change ---------------------------------------------------------------
-    _use_tpu = False
-    _static_shapes = False
-
-    def _strategy(self, mode: str) -> tf.distribute.Strategy:
-        """The strategy for `mode`, made once: eval and predict share train's unless eval_distribute is set."""
-        key = ModeKeys.TRAIN if mode == ModeKeys.TRAIN or self._config.eval_distribute is None else ModeKeys.EVAL
-        if key not in self._strategies:
-            configured = self._config.train_distribute if key == ModeKeys.TRAIN else self._config.eval_distribute
-            strategy = resolve_strategy(self._use_tpu, configured, self._config.cluster, self._config.master,
-                                        num_gpus=self._config.num_gpus)
-            if not self._static_shapes and is_tpu_strategy(strategy):
-                raise ValueError(
-                    "A plain Estimator cannot run on a TPUStrategy: its input_fn batches the global batch, which "
-                    "tf.distribute may split unevenly (dynamic shapes a TPU recompiles or rejects). Use "
-                    "estimators.TPUEstimator(..., use_tpu=True, train_batch_size=...), whose input_fn gets "
-                    "params['batch_size'] per core."
-                )
-            self._strategies[key] = strategy
-        return self._strategies[key]
-
-    def _global_batch_size(self, mode: str) -> int | None:
-        """The global batch for `mode`, or None when input_fn decides it (plain Estimator)."""
-        return None
-
-    def _input_params(self) -> dict:
-        return dict(self._params)
-
-    def _params_for_model_fn(self, params: dict, batch_size: int | None) -> dict:
-        """The params dict model_fn receives (tf.estimator passes its params unchanged)."""
-        return dict(params)
-
-    def _input_elements_per_step(self, runtime: Runtime) -> int:
-        """Elements one step takes from this worker's input pipeline: one batch per local replica."""
-        return local_replicas(runtime.strategy)
-
-    def _distributed_dataset(self, runtime: Runtime, input_fn: Callable, mode: str):
-        """input_fn's dataset once per worker (with its InputContext), each replica taking its own batch from it,
-        as tf.estimator 2.15 fed train_distribute/eval_distribute replicas (the global batch is batch x replicas)."""
-
-        def dataset_fn(input_context: tf.distribute.InputContext) -> tf.data.Dataset:
-            dataset = call_input_fn(input_fn, mode=mode, params=self._input_params(), config=self._config,
-                                    input_context=input_context)
-            if mode != ModeKeys.TRAIN:
-                dataset = masked_stream(dataset, batch_size=0, static=False, split_partial=False)
-            return dataset
-
-        return runtime.strategy.distribute_datasets_from_function(dataset_fn)
-
-    def _model_fn_batch_size(self, mode: str, runtime: Runtime) -> int | None:
-        return None
-
-    # -- runtimes -------------------------------------------------------------------------------
-    def _runtime(self, mode: str) -> Runtime:
-        strategy = self._strategy(mode)
-        runtime = self._runtimes.get(id(strategy))
-        if runtime is None:
-            runtime = Runtime(strategy, self._model_fn, self._params, self._config, self._static_shapes,
-                              params_for_model_fn=self._params_for_model_fn)
-            self._runtimes[id(strategy)] = runtime
-        return runtime
 
     # -- checkpoints ------------------------------------------------------------------------------
     def latest_checkpoint(self) -> str | None:
@@ -409,53 +244,6 @@ class Estimator:
             return self.latest_checkpoint()
         return checkpoint_at(checkpoint_path, "restore")
 
-    def _restore(self, path: str, variables: dict, optional: tuple = ()) -> None:
-        stored = self._checkpointer.restorable(path)  # an object-based checkpoint by its variables' TF1 names too
-        self._checkpointer.restore(path, mapping.restore_plan(variables, stored, optional))
-
-    def _warm_start_from(self, runtime: Runtime) -> None:
-        """tf.estimator's warm start: the selected variables from another checkpoint, the rest as initialised."""
-        trainable = {e.name for e in runtime.store.entries() if e.tf1_trainable}
-        path, assignments = warm_start.plan(self._warm_start, runtime.saved_variables(), trainable)
-        self._checkpointer.restore(path, assignments)
-        logging.info("Warm-started %d variables from %s.", len(assignments), path)
-
-    def _step_summaries(self, runtime: Runtime) -> StepSummaries | None:
-        """The summaries train steps write (the chief's; none on other workers), one per runtime."""
-        if not is_chief(runtime.strategy):
-            return None
-        if runtime not in self._step_summaries_made:
-            self._step_summaries_made[runtime] = StepSummaries(
-                self._summaries.writer(""), self._config.save_summary_steps, runtime.global_step)
-        return self._step_summaries_made[runtime]
-
-    def _save(self, runtime: Runtime, step: int, lock: ModelDirLock | None) -> str | None:
-        """The chief writes the checkpoint (with the train stream's position); every worker waits for it."""
-        path = None
-        if is_chief(runtime.strategy):
-            if lock is not None:
-                lock.heartbeat()
-            position = self._input_position
-            position.assign(self._train_input.position)
-            variables = dict(runtime.saved_variables())
-            if self._config_value("save_input_position", True):
-                variables[INPUT_POSITION] = position
-            path = self._checkpointer.save(variables, step)
-            logging.debug("Saved checkpoint for step %d: %s", step, path)
-        runtime.barrier()  # no worker reads model_dir before the chief's checkpoint is complete
-        return path
-
-    def _config_value(self, name: str, default: Any) -> Any:
-        return getattr(self._config, name, default)
-
-    def _resume_position(self, latest: str | None) -> int:
-        """Train-stream steps a checkpoint records as taken (0 without one, or when the stream ended)."""
-        if latest is None or not self._config_value("save_input_position", True):
-            return 0
-        if INPUT_POSITION not in self._checkpointer.contents(latest):
-            return 0
-        return int(tf.train.load_variable(latest, INPUT_POSITION))
-
     # -- train --------------------------------------------------------------------------------------
     @seeded_entry_point
     def train(self, input_fn: Callable, hooks: Any = None, steps: int | None = None,
@@ -466,8 +254,10 @@ class Estimator:
                              "train: call estimators.train_and_evaluate, which runs what each task of a cluster does.")
         if steps is not None and max_steps is not None:
             raise ValueError(f"Set at most one of steps ({steps}) and max_steps ({max_steps}).")
-        steps, max_steps = self._checked_steps("steps", steps), self._checked_steps("max_steps", max_steps)
-        if self._config.train_distribute is None and not self._use_tpu and _master_with_workers(self._config):
+        whole = self._deployment.whole_steps_only
+        steps, max_steps = _checked_steps("steps", steps, whole), _checked_steps("max_steps", max_steps, whole)
+        if self._config.train_distribute is None and not self._deployment.use_tpu and \
+                master_with_workers(self._config):
             raise ValueError(
                 f"train() was called on the {self._config.task_type!r} task of a TF_CONFIG cluster with a 'master' job "
                 f"and 'worker' tasks ({sorted(self._config.cluster_spec.jobs)}). tf.estimator 2.15 trained such a "
@@ -475,121 +265,10 @@ class Estimator:
                 "run: each task would train its own copy. Name the 'master' job 'chief' in TF_CONFIG to train the "
                 "chief and workers synchronously (MultiWorkerMirroredStrategy, which refuses a 'master' job), and "
                 "evaluate with an 'evaluator' task.")
-        def on_graph() -> Estimator:
-            graph_train.train(self, input_fn, hooks, steps, max_steps, saving_listeners)
-            return self
-
-        return self._on_path(lambda: self._train_tf2(input_fn, hooks, steps, max_steps, saving_listeners), on_graph,
-                             hooks, saving_listeners)
-
-    def _checked_steps(self, name: str, value: Any) -> int | None:
-        """train()'s steps / max_steps as a whole count. A fractional one is taken as 2.15's StopAtStepHook took
-        it: training stops at the first step at or past it (12.5 steps are 13)."""
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or math.isinf(value):
-            raise ValueError(f"Must specify {name} > 0: {name} must be a positive integer, got {value!r}.")
-        return math.ceil(value)
-
-    def _train_tf2(self, input_fn: Callable, hooks: Any, steps: int | None, max_steps: int | None,
-                   saving_listeners: Any) -> Estimator:
-        hooks = checked_hooks(hooks, "train() hooks", Hook)
-        listeners = checked_hooks(saving_listeners, "train() saving_listeners", SavingListener)
-        check_model_dir(self._model_dir, write=self._config.is_chief)  # only the chief writes model_dir
-        latest = self.latest_checkpoint()
-        start = self._checkpointer.global_step(latest) if latest else 0
-        if max_steps is not None and start >= max_steps:
-            logging.info("Skipping training: global step %d already reached max_steps=%d.", start, max_steps)
-            return self
-        target = max_steps if max_steps is not None else (start + steps if steps is not None else math.inf)
-
-        runtime = self._runtime(ModeKeys.TRAIN)
-        chief = is_chief(runtime.strategy)
-        self._checkpointer.is_chief = chief
-        batch_size = self._model_fn_batch_size(ModeKeys.TRAIN, runtime)
-        lock = ModelDirLock(self._model_dir) if chief else contextlib.nullcontext()
-        display = ProgressDisplay("train", total=None if math.isinf(target) else int(target), start=start)
-        summaries = self._step_summaries(runtime)  # its variable outside the strategy: chief-only state
-        _ = self._input_position  # made here, outside the strategy: no worker-side collective
-        with display, lock as held, safe_point(collect_first=True), runtime.strategy.scope(), \
-                stopping_on_signals(self._stop):
-            per_step = self._input_elements_per_step(runtime)
-
-            def make(at: int):
-                return iter(self._distributed_dataset(runtime, _skipping(input_fn, at * per_step, self._config),
-                                                      ModeKeys.TRAIN))
-
-            self._train_input.iterator(input_fn, make, resume_at=self._resume_position(latest))
-            if summaries is not None:
-                summaries.starting_at(start)
-            loop, trace = runtime.train_loop(batch_size, self._stop.variable, summaries, fetch_names(hooks))
-            display.compiling()
-            compile_started = time.monotonic()
-            loop.trace(self._train_input.live)  # no local reference: the stream may be freed in the background
-            display.compiled(time.monotonic() - compile_started)
-            loop.fetches.attach(hooks, [*trace.training_hooks, *trace.chief_hooks])
-            self._restore_for_training(runtime, latest)
-            run_loop = StartingOverAtItsEnd(loop, self._train_input, input_fn, make,
-                                            stopping=lambda: self._stop.signal_name is not None)
-            plan = self._train_plan(runtime, run_loop, trace, start, target, hooks, listeners,
-                                    held if chief else None, display)
-            result = TrainController(plan).run()
-        if result.stopped_by == SIGNAL:
-            raise TrainingInterrupted(self._stop.signal_name or "a signal", result.step, result.checkpoint)
+        self._on_path(lambda: self._tf2.train(input_fn, hooks, steps, max_steps, saving_listeners),
+                      lambda ctx: graph_train.train(ctx, input_fn, hooks, steps, max_steps, saving_listeners),
+                      hooks, saving_listeners)
         return self
-
-    def _train_plan(self, runtime: Runtime, run_loop: Callable, trace, start: int, target: float, hooks: list,
-                    listeners: list, lock: ModelDirLock | None, display: ProgressDisplay) -> TrainPlan:
-        config = self._config
-        global_batch = self._global_batch_size(ModeKeys.TRAIN)
-        report = ProgressReport(
-            start, config.log_step_count_steps, config.save_summary_steps, global_batch,
-            (lambda at, values: self._summaries.scalars("", at, values)) if is_chief(runtime.strategy) else None,
-            log=logging.debug if display.enabled else logging.info,
-        )
-
-        def after_loop(info, final: bool) -> None:
-            report.after_loop(info.step, info.steps, info.seconds, info.loss, info.learning_rate, final)
-            rate = info.steps / info.seconds * global_batch if global_batch and info.seconds > 0 else None
-            # model_fn's reported scalars (train_metrics.report: the mean over this loop's steps) after the loss
-            display.update(info.step, loss=info.loss, examples_per_sec=rate, metrics=info.metrics)
-
-        def save(step: int) -> str | None:
-            path = self._save(runtime, step, lock)
-            if path:
-                display.note(f"Saved checkpoint for step {step}: {path}")
-            return path
-
-        schedule = CheckpointSchedule(start, config.save_checkpoints_steps, config.checkpoint_every_secs)
-        return TrainPlan(
-            run_loop=run_loop,
-            start=start,
-            target=target,
-            iterations=IterationsPerLoop(config.tpu_config.iterations_per_loop),
-            save=save,
-            checkpoint_due=schedule.due,
-            checkpoint_saved=schedule.saved,
-            report=after_loop,
-            stop_requested=lambda: self._stop.signal_name,
-            agree=runtime.any_worker,
-            has_optimizer=lambda: bool(trace.optimizers),
-            input_advanced=self._train_input.advanced,
-            hooks=[*hooks, *trace.training_hooks, *(trace.chief_hooks if is_chief(runtime.strategy) else ())],
-            listeners=listeners,
-            resume_note=self._checkpointer.resume_note,
-        )
-
-    def _restore_for_training(self, runtime: Runtime, latest: str | None) -> None:
-        if latest:
-            self._restore(latest, runtime.saved_variables())
-            step = int(runtime.global_step.numpy())
-            logging.info("Resumed from %s (global step %d).", latest, step)
-            if is_chief(runtime.strategy):
-                self._summaries.resumed("", step)
-            return
-        runtime.global_step.assign(0)
-        if self._warm_start is not None:
-            self._warm_start_from(runtime)
 
     # -- evaluate --------------------------------------------------------------------------------------
     @seeded_entry_point
@@ -613,106 +292,12 @@ class Estimator:
     def _evaluate_at(self, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
                      name: str | None) -> dict:
         """evaluate() of the checkpoint at `path` on the program's path."""
-        return self._on_path(lambda: self._evaluate_tf2(input_fn, steps, hooks, path, name),
-                             lambda: graph_evaluate.evaluate(self, input_fn, steps, hooks, path, name), hooks)
-
-    def _evaluate_tf2(self, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
-                      name: str | None) -> dict:
-        _no_hooks(hooks, "evaluate()")
-        runtime = self._runtime(ModeKeys.EVAL)
-        batch_size = self._model_fn_batch_size(ModeKeys.EVAL, runtime)
-        _, trace = runtime.inference_loop(ModeKeys.EVAL, batch_size, self._stop.variable)
-        loss_sum, loss_weight, count, batches = 0.0, 0.0, 0.0, 0
-        with ProgressDisplay("evaluate", total=steps, unit="batches") as display:
-            for result in self._inference(runtime, ModeKeys.EVAL, input_fn, batch_size, steps, path):
-                loss_sum += result.loss_sum
-                loss_weight += result.loss_weight
-                count += result.count
-                batches += result.steps
-                runtime.update_host_metrics(trace, result.rows, result.mask)
-                display.update(batches, loss=loss_sum / loss_weight if loss_weight else None)
-        with runtime.strategy.scope():
-            results = {key: _to_python(metric.result()) for key, metric in runtime.metric_objects(trace).items()}
-        if count == 0:
-            raise ValueError("Evaluation input_fn produced no examples: check that its dataset is not empty (a "
-                             "filter, take(0), or batch(drop_remainder=True) over fewer examples than one batch).")
-        results["loss"] = loss_sum / loss_weight
-        results["global_step"] = int(runtime.global_step.numpy())
-        _warn_not_finite(results)
-        subdir = f"eval_{name}" if name else "eval"
-        scalars = {k: v for k, v in results.items() if k != "global_step" and _is_scalar(v)}
-        if is_chief(runtime.strategy):  # 2.15's layout: one event of every metric, then the checkpoint path
-            self._summaries.raw(subdir, results["global_step"], eval_summaries.metrics_summary(results))
-            if path:
-                self._summaries.raw(subdir, results["global_step"], eval_summaries.checkpoint_path_summary(path))
-        logging.info("Evaluation at global step %d: %s", results["global_step"], scalars)
-        return results
+        return self._on_path(lambda: self._tf2.evaluate(input_fn, steps, hooks, path, name),
+                             lambda ctx: graph_evaluate.evaluate(ctx, input_fn, steps, hooks, path, name), hooks)
 
     def eval_dir(self, name: str | None = None) -> str:
         """Where evaluate(name=...) writes its metrics: model_dir/eval, or model_dir/eval_<name>."""
         return os.path.join(self._model_dir, f"eval_{name}" if name else "eval")
-
-    def _inference(self, runtime: Runtime, mode: str, input_fn: Callable, batch_size: int | None,
-                   steps: int | None, path: str | None) -> Iterator[InferenceLoopResult]:
-        """Runs the eval/predict loop over the input, yielding each loop's result.
-
-        The strategy's scope is held only while TensorFlow runs, never across a yield: a caller
-        may stop reading predictions half way without leaving a scope open. The global step is
-        put back after every loop: only training moves it (a model_fn may touch it in any mode).
-        An evaluation stops before the next batch on SIGINT/SIGTERM (EvaluationInterrupted). Predict runs one
-        batch per loop, as 2.15 did (on a TPU too): the first predictions come after one batch, not a loop's.
-        """
-        per_loop = IterationsPerLoop(1 if mode == ModeKeys.PREDICT else self._config.tpu_config.iterations_per_loop)
-        remaining = steps if steps is not None else math.inf
-        loop, trace = runtime.inference_loop(mode, batch_size, self._stop.variable if mode == ModeKeys.EVAL
-                                             else None)
-        batches = 0
-        iterator = Held()  # the only reference: freed in the background when this generator ends
-        try:
-            with safe_point(collect_first=True), runtime.strategy.scope():
-                iterator.value = iter(self._distributed_dataset(runtime, input_fn, mode))
-                first_value = next(iterator.value)
-                runtime.remember_eval_element(first_value)
-                loop.trace(iterator.value, iterator.value.element_spec)
-                self._restore_for_inference(runtime, path)
-                step = runtime.global_step.read_value()
-                for metric in runtime.metric_objects(trace).values():
-                    metric.reset_state()
-            while remaining > 0:
-                if mode == ModeKeys.EVAL and runtime.any_worker(self._stop.requested):
-                    raise EvaluationInterrupted(self._stop.signal_name or "a signal", int(step), path, batches)
-                iterations = per_loop.next(remaining)
-                started = time.monotonic()
-                with safe_point(), runtime.strategy.scope():
-                    result, first_value = loop(iterator.value, first_value, iterations)
-                    runtime.global_step.assign(step)
-                    remaining -= result.steps
-                    more = not result.ended and remaining > 0 and loop.has_rows(first_value)
-                per_loop.record(result.steps, time.monotonic() - started)
-                batches += result.steps
-                yield result
-                if not more:
-                    break
-        except GeneratorExit:
-            # The caller stopped reading: the iterator may be mid-batch, and freeing it then can wait seconds on
-            # its input threads. The next engine call frees it; a program that ends first never waits for it.
-            keep_until_safe(Held(iterator.value))
-            iterator.value = None
-            raise
-        finally:
-            free_in_background(iterator)
-
-    def _restore_for_inference(self, runtime: Runtime, path: str | None) -> None:
-        """The model's weights from `path` (every one required); without a checkpoint, as tf.estimator did."""
-        if path is not None:
-            self._restore(path, runtime.model_variables())
-            return
-        runtime.global_step.assign(0)
-        if self._warm_start is not None:
-            self._warm_start_from(runtime)
-            return
-        logging.warning("Could not find a trained model in model_dir %s; running with freshly initialised "
-                        "variables.", self._model_dir)
 
     # -- predict ----------------------------------------------------------------------------------------
     @seeded_generator
@@ -721,21 +306,9 @@ class Estimator:
         """Yields model_fn's predictions for every example of input_fn's data, in input order."""
         path = self._resolve_checkpoint(checkpoint_path)
         yield from self._on_path(
-            lambda: _begun(self._predict_tf2(input_fn, predict_keys, hooks, path, yield_single_examples)),
-            lambda: graph_predict.predict(self, input_fn, predict_keys, hooks, path, yield_single_examples), hooks)
-
-    def _predict_tf2(self, input_fn: Callable, predict_keys: list[str] | None, hooks: Any, path: str | None,
-                     yield_single_examples: bool) -> Iterator:
-        _no_hooks(hooks, "predict()")
-        runtime = self._runtime(ModeKeys.PREDICT)
-        batch_size = self._model_fn_batch_size(ModeKeys.PREDICT, runtime)
-        with ProgressDisplay("predict", unit="examples") as display:
-            examples = 0
-            for result in self._inference(runtime, ModeKeys.PREDICT, input_fn, batch_size, None, path):
-                examples += int(result.count)
-                display.update(examples)
-                yield from split_predictions(result.rows, result.mask, predict_keys, yield_single_examples,
-                                             result.step_rows)
+            lambda: _begun(self._tf2.predict(input_fn, predict_keys, hooks, path, yield_single_examples)),
+            lambda ctx: graph_predict.predict(ctx, input_fn, predict_keys, hooks, path, yield_single_examples),
+            hooks)
 
     # -- export --------------------------------------------------------------------------------------------
     @seeded_entry_point
@@ -743,28 +316,23 @@ class Estimator:
                            assets_extra: dict | None = None, as_text: bool = False,
                            checkpoint_path: str | None = None, experimental_mode: str = ModeKeys.PREDICT) -> bytes:
         """Writes a SavedModel for serving; returns its directory (bytes), as tf.estimator did."""
-        from estimators.runtime.saved_model import export_saved_model
-
+        self._deployment.check_export()
         path = self._resolve_checkpoint(checkpoint_path)
         if path is None and self._warm_start is not None:
             path = warm_start.checkpoint_path(self._warm_start)
         if path is None:
             raise ValueError(f"Could not find a trained model in model_dir {self._model_dir!r}; train() first or "
                              "pass checkpoint_path.")
-        def on_tf2() -> bytes:
-            with safe_point(collect_first=True):
-                return export_saved_model(self._model_fn, self._params, self._config, path, export_dir_base,
-                                          serving_input_receiver_fn, assets_extra=assets_extra, as_text=as_text,
-                                          experimental_mode=experimental_mode)
 
-        def on_graph() -> bytes:
+        def on_graph(ctx: EngineContext) -> bytes:
             if experimental_mode != ModeKeys.PREDICT:
                 raise ValueError(f"experimental_mode={experimental_mode!r} is not supported: only ModeKeys.PREDICT "
                                  "exports a SavedModel here.")
-            return graph_export.export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra,
+            return graph_export.export_saved_model(ctx, export_dir_base, serving_input_receiver_fn, assets_extra,
                                                    as_text, path)
 
-        return self._on_path(on_tf2, on_graph)
+        return self._on_path(lambda: self._tf2.export(path, export_dir_base, serving_input_receiver_fn, assets_extra,
+                                                      as_text, experimental_mode), on_graph)
 
     def export_savedmodel(self, export_dir_base: str, serving_input_receiver_fn: Callable,
                           assets_extra: dict | None = None, as_text: bool = False,

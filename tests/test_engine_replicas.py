@@ -120,5 +120,5 @@ def test_a_resumed_pod_skips_the_batches_of_this_hosts_cores_only(tmp_path):
     v2 = TPUConfig(iterations_per_loop=5, per_host_input_for_training=InputPipelineConfig.PER_HOST_V2)
     estimator = TPUEstimator(m.linear_model_fn, config=RunConfig(model_dir=str(tmp_path), tpu_config=v2),
                              use_tpu=False, train_batch_size=32)
-    assert estimator._input_elements_per_step(pod) == 8
-    assert _estimator(tmp_path / "v1")._input_elements_per_step(pod) == 1
+    assert estimator._deployment.input_elements_per_step(pod) == 8
+    assert _estimator(tmp_path / "v1")._deployment.input_elements_per_step(pod) == 1

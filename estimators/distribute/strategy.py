@@ -152,6 +152,20 @@ def resolve_strategy(use_tpu: bool, configured, cluster=None, master: str | None
     return local_strategy(num_gpus, platform)
 
 
+# Strategies whose graph-mode replication (call_for_each_replica, make_input_fn_iterator) the graph path runs:
+# in one process, and across workers with collectives (MultiWorkerMirroredStrategy).
+_GRAPH_REPLICATING = ("MirroredExtended", "OneDeviceExtended", "_DefaultDistributionExtended",
+                      "CollectiveAllReduceExtended")
+
+
+def graph_replication_unsupported(strategy: Any) -> str | None:
+    """Why the graph path cannot replicate model_fn with `strategy` (None when it can, or without one)."""
+    if strategy is None or type(strategy.extended).__name__ in _GRAPH_REPLICATING:
+        return None
+    return (f"{type(strategy).__name__} (the graph path replicates model_fn with MirroredStrategy, "
+            "OneDeviceStrategy or MultiWorkerMirroredStrategy)")
+
+
 def is_tpu_strategy(strategy: tf.distribute.Strategy) -> bool:
     return isinstance(strategy, (tf.distribute.TPUStrategy, tf.distribute.experimental.TPUStrategy))
 

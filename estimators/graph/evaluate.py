@@ -17,6 +17,7 @@ from typing import Any
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.engine_context import EngineContext
 from estimators.graph import replicated
 from estimators.graph.build import call_graph, ensure_saver, warm_start_when_fresh
 from estimators.graph.hooks import session_hooks
@@ -45,14 +46,14 @@ class _StopAfter(tf.compat.v1.train.SessionRunHook):
                 run_context.request_stop()
 
 
-def evaluate(estimator: Any, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
+def evaluate(ctx: EngineContext, input_fn: Callable, steps: int | None, hooks: Any, path: str | None,
              name: str | None) -> dict:
     """Metrics of the checkpoint at `path` (None: freshly initialised variables, as 2.15 warned)."""
     if path is None:
         logging.warning("Could not find trained model in model_dir: %s, running initialization to evaluate.",
-                        estimator.model_dir)
-    with call_graph(estimator, input_fn, ModeKeys.EVAL) as built:
-        warm_start_when_fresh(estimator, path)
+                        ctx.model_dir)
+    with call_graph(ctx, input_fn, ModeKeys.EVAL) as built:
+        warm_start_when_fresh(ctx, path)
         spec = built.spec
         metrics = _metric_pairs(spec.eval_metric_ops)
         metrics[LOSS] = spec.loss_metric or tf.compat.v1.metrics.mean(spec.loss)
@@ -63,20 +64,20 @@ def evaluate(estimator: Any, input_fn: Callable, steps: int | None, hooks: Any, 
         all_hooks = [*built.input_hooks, _StopAfter(steps), *session_hooks(hooks, "evaluate() hooks", spec.loss),
                      *spec.evaluation_hooks, final, RestoredFiniteCheck(path)]
         ensure_saver(spec.scaffold)
-        master, session_config = replicated.session_target(built.strategy, estimator.config.session_config)
+        master, session_config = replicated.session_target(built.strategy, ctx.config.session_config)
         creator = tf.compat.v1.train.ChiefSessionCreator(spec.scaffold, master=master, config=session_config,
                                                          checkpoint_filename_with_path=path)
-        stop = None if replicated.spans_workers(built.strategy) else estimator._stop
+        stop = None if replicated.spans_workers(built.strategy) else ctx.stop
         batches = 0
         with tf.compat.v1.train.MonitoredSession(creator, hooks=all_hooks) as session:
             while not session.should_stop() and not (stop is not None and stop.requested):
                 session.run(updates)
                 batches += 1
         if stop is not None and stop.requested:
-            step = estimator._checkpointer.global_step(path) if path else 0
+            step = ctx.checkpointer.global_step(path) if path else 0
             raise EvaluationInterrupted(stop.signal_name, step, path, batches)
         results = dict(final.final_ops_values)
-        _write_summaries(estimator, name, results, path)
+        _write_summaries(ctx, name, results, path)
     logging.info("Saving dict for global step %d: %s", results[GLOBAL_STEP],
                  ", ".join(f"{k} = {v}" for k, v in sorted(results.items())))
     return results
@@ -99,11 +100,11 @@ def _metric_pairs(eval_metric_ops: dict) -> dict:
     return pairs
 
 
-def _write_summaries(estimator: Any, name: str | None, results: dict, path: str | None) -> None:
+def _write_summaries(ctx: EngineContext, name: str | None, results: dict, path: str | None) -> None:
     """2.15's eval events: one with every scalar metric, then the checkpoint path, in model_dir/eval[_name]."""
-    if not estimator.config.is_chief:
+    if not ctx.config.is_chief:
         return
-    writer = tf.compat.v1.summary.FileWriterCache.get(os.path.join(estimator.model_dir,
+    writer = tf.compat.v1.summary.FileWriterCache.get(os.path.join(ctx.model_dir,
                                                                    f"eval_{name}" if name else "eval"))
     step = int(results[GLOBAL_STEP])
     writer.add_summary(eval_summaries.metrics_summary(results), step)

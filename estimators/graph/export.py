@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from estimators import log as logging
 from estimators.checkpoint import finite
+from estimators.engine_context import EngineContext
 from estimators.export.publish import publish_export
 from estimators.export.receivers import materialize
 from estimators.export.signatures import build_signatures, export_outputs_for_predict
@@ -21,16 +22,16 @@ from estimators.graph.specs import call_model_fn
 from estimators.mode_keys import ModeKeys
 
 
-def export_saved_model(estimator: Any, export_dir_base: str, serving_input_receiver_fn: Callable,
+def export_saved_model(ctx: EngineContext, export_dir_base: str, serving_input_receiver_fn: Callable,
                        assets_extra: dict | None, as_text: bool, checkpoint_path: str) -> bytes:
     """Writes export_dir_base/<timestamp> from `checkpoint_path`; returns its path (bytes)."""
     if assets_extra is not None and not isinstance(assets_extra, dict):
         raise ValueError(f"assets_extra must be a dict of relative destination -> source path, got {assets_extra!r}.")
     finite.warn_if_nonfinite(checkpoint_path)  # reads the files: an op here would be exported with the graph
-    with seeded_graph(estimator) as graph:
+    with seeded_graph(ctx) as graph:
         receiver = materialize(serving_input_receiver_fn(), graph)
-        spec = call_model_fn(estimator._engine_model_fn, receiver.features, None, ModeKeys.PREDICT,
-                             estimator._graph_model_fn_params(ModeKeys.PREDICT, export=True), estimator.config)
+        spec = call_model_fn(ctx.deployment.graph_model_fn(ctx.model_fn), receiver.features, None, ModeKeys.PREDICT,
+                             ctx.deployment.graph_model_fn_params(ModeKeys.PREDICT, export=True), ctx.config)
         outputs = export_outputs_for_predict(spec.export_outputs, spec.predictions)
         signatures = build_signatures(receiver.receiver_tensors, outputs, receiver.receiver_tensors_alternatives, [])
         signature_defs = {name: tf.compat.v1.saved_model.signature_def_utils.build_signature_def(
@@ -42,7 +43,7 @@ def export_saved_model(estimator: Any, export_dir_base: str, serving_input_recei
         saver = _graph_saver(scaffold.saver)
 
         def write(temporary: str) -> None:
-            config = replicated.local_session_config(estimator.config.session_config)
+            config = replicated.local_session_config(ctx.config.session_config)
             with tf.compat.v1.Session(config=config) as session:
                 saver.restore(session, checkpoint_path)
                 builder = tf.compat.v1.saved_model.Builder(temporary)

@@ -10,6 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from estimators import log as logging
+from estimators.engine_context import EngineContext
 from estimators.graph import replicated
 from estimators.graph.build import call_graph, ensure_saver, warm_start_when_fresh
 from estimators.graph.hooks import session_hooks
@@ -17,21 +18,21 @@ from estimators.graph.saving import RestoredFiniteCheck
 from estimators.mode_keys import ModeKeys
 
 
-def predict(estimator: Any, input_fn: Callable, predict_keys: Any, hooks: Any, path: str | None,
+def predict(ctx: EngineContext, input_fn: Callable, predict_keys: Any, hooks: Any, path: str | None,
             yield_single_examples: bool) -> Iterator:
     """Predictions of the checkpoint at `path` (None: freshly initialised variables, as 2.15 warned)."""
     if path is None:
         logging.warning("Could not find trained model in model_dir: %s, running initialization to predict.",
-                        estimator.model_dir)
-    with call_graph(estimator, input_fn, ModeKeys.PREDICT) as built:
-        warm_start_when_fresh(estimator, path)
+                        ctx.model_dir)
+    with call_graph(ctx, input_fn, ModeKeys.PREDICT) as built:
+        warm_start_when_fresh(ctx, path)
         spec = built.spec
         predictions = _selected(spec.predictions, predict_keys)
         all_hooks = [*built.input_hooks, *session_hooks(hooks, "predict() hooks"), *spec.prediction_hooks,
                      RestoredFiniteCheck(path)]
         ensure_saver(spec.scaffold)
         creator = tf.compat.v1.train.ChiefSessionCreator(
-            spec.scaffold, config=replicated.local_session_config(estimator.config.session_config),
+            spec.scaffold, config=replicated.local_session_config(ctx.config.session_config),
             checkpoint_filename_with_path=path)
         session = tf.compat.v1.train.MonitoredSession(creator, hooks=all_hooks)
     # The caller runs between yields: the graph is no longer the default one, the session stays open.

@@ -19,18 +19,7 @@ from estimators.compat.input_fn_call import bound_input_fn
 from estimators.graph.specs import SessionSpec, call_model_fn
 from estimators.mode_keys import ModeKeys
 
-# Strategies whose graph-mode replication (call_for_each_replica, make_input_fn_iterator) the graph path runs:
-# in one process, and across workers with collectives (MultiWorkerMirroredStrategy).
-_REPLICATING = ("MirroredExtended", "OneDeviceExtended", "_DefaultDistributionExtended", "CollectiveAllReduceExtended")
 _servers: dict[str, Any] = {}  # this process's tf.distribute.Server per task address (one per process)
-
-
-def unsupported(strategy: Any) -> str | None:
-    """Why the graph path cannot run `strategy` here (None when it can)."""
-    if strategy is None or type(strategy.extended).__name__ in _REPLICATING:
-        return None
-    return (f"{type(strategy).__name__} (the graph path replicates model_fn with MirroredStrategy, "
-            "OneDeviceStrategy or MultiWorkerMirroredStrategy)")
 
 
 def spans_workers(strategy: Any) -> bool:

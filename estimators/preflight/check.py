@@ -53,8 +53,9 @@ def preflight(estimator: Any, input_fns: Callable | Mapping[str, Callable],
     by_mode = _input_fns_by_mode(estimator, input_fns)
     report = PreflightReport(cores, precision.resolve(estimator.config, estimator.params))
     with safe_point(collect_first=True), engine_call(), _random_state_kept():
-        steps = CoreSteps(estimator._engine_model_fn, estimator.params, estimator.config, cores,
-                          lambda params, batch: dict(estimator._params_for_model_fn(params, batch), use_tpu=True))  # noqa: SLF001
+        deployment = estimator._deployment  # noqa: SLF001
+        steps = CoreSteps(estimator._context.model_fn, estimator.params, estimator.config, cores,  # noqa: SLF001
+                          lambda params, batch: dict(deployment.params_for_model_fn(params, batch), use_tpu=True))
         for mode, input_fn in by_mode.items():
             _check_mode(report, estimator, steps, mode, input_fn, cores)
     return report
@@ -101,7 +102,7 @@ def _check_mode(report: PreflightReport, estimator: Any, steps: CoreSteps, mode:
         report.steps.append(StepSummary(mode, batch, status))
 
     try:
-        dataset = inputs.core_dataset(input_fn, estimator._input_params(), estimator.config, per_core, mode,  # noqa: SLF001
+        dataset = inputs.core_dataset(input_fn, estimator._deployment.input_params(), estimator.config, per_core, mode,  # noqa: SLF001
                                       cores)
         element_spec = inputs.input_element_spec(dataset, mode)
         found = inputs.spec_findings(element_spec, mode, per_core)
