@@ -114,9 +114,9 @@ def test_a_resumed_pod_skips_the_batches_of_this_hosts_cores_only(tmp_path):
     # TPUStrategy's worker_devices lists every core of every host; with PER_HOST_V2 each host's pipeline
     # feeds per-core batches to its own cores, so a resumed stream skips (steps x cores per host) batches,
     # not (steps x all cores). With PER_HOST_V1 (the default) a step takes one host batch.
-    pod = SimpleNamespace(strategy=SimpleNamespace(extended=SimpleNamespace(
+    pod = SimpleNamespace(extended=SimpleNamespace(
         num_replicas_per_host=8, worker_devices=tuple(f"/job:worker/task:{i // 8}/device:TPU:{i % 8}"
-                                                      for i in range(32)))))
+                                                      for i in range(32))))
     v2 = TPUConfig(iterations_per_loop=5, per_host_input_for_training=InputPipelineConfig.PER_HOST_V2)
     estimator = TPUEstimator(m.linear_model_fn, config=RunConfig(model_dir=str(tmp_path), tpu_config=v2),
                              use_tpu=False, train_batch_size=32)

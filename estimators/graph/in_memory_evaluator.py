@@ -58,7 +58,9 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
         from estimators.graph.build import call_graph
         from estimators.mode_keys import ModeKeys
 
-        with call_graph(self._estimator, self._input_fn, ModeKeys.EVAL) as built:
+        estimator = self._estimator
+        context = estimator._context.on_graph(estimator._graph_reason or "InMemoryEvaluatorHook")  # noqa: SLF001
+        with call_graph(context, self._input_fn, ModeKeys.EVAL) as built:
             scaffold = built.spec.scaffold
         for part in ("saver", "init_fn"):
             if getattr(scaffold, part) is not None:
