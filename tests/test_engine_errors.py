@@ -141,9 +141,9 @@ def test_a_plain_estimator_on_a_tpu_strategy_points_to_tpu_estimator(tmp_path, m
     # No TPU here: the TPUStrategy check is faked; what is tested is that the global-batch input_fn
     # contract is refused on a TPU before any input or model is built.
     from estimators import Estimator
-    from estimators import estimator as estimator_module
+    from estimators.distribute import deployment
 
-    monkeypatch.setattr(estimator_module, "is_tpu_strategy", lambda strategy: True)
+    monkeypatch.setattr(deployment, "is_tpu_strategy", lambda strategy: True)
     x, y = m.dataset(32)
     estimator = Estimator(m.keras_metrics_model_fn, config=RunConfig(model_dir=str(tmp_path)))
     with pytest.raises(ValueError, match=r"plain Estimator cannot run on a TPUStrategy.*TPUEstimator"):
