@@ -4,8 +4,9 @@ same_start.py runs a ported program with its shuffles and dropout taken out, fro
 numpy; reference/NAME_same_start.json is the same run of NAME_tf215.py on TF 2.15.1 + tensorflow-estimator
 2.15.0. Equal to float32 rounding: each variable's sum within 1e-4 of its norm, its norm and the evaluation's
 metrics within 1e-4 relative (the 46 steps agree to ~1e-7 here), the evaluation's global_step exactly.
-Where TF 2.15 is installed beside us (TF215_PYTHON, default /work/venv215/bin/python), its run is made on this
-machine, as ours is; else the stored one (made on the CPU it names; another CPU kind may round differently).
+Where TF 2.15 is installed beside us (TF215_PYTHON, else the README's .venv215, else /work/venv215), its run is
+made on this machine, as ours is; else the stored one (made on the CPU it names; another CPU kind may round
+differently: Eigen sizes its matrix blocks from the CPU's cache sizes). A mismatch names both CPUs.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ RESULT_PREFIX = "COMPAT_RESULT "
 NAMES = ["mnist_colab"]
 
 
-TF215_PYTHON = os.environ.get("TF215_PYTHON", "/work/venv215/bin/python")
+def tf215_python() -> str | None:
+    """TF 2.15's interpreter: TF215_PYTHON, else the README's .venv215 in this checkout, else /work/venv215."""
+    candidates = [os.environ.get("TF215_PYTHON"), str(HERE.parents[1] / ".venv215" / "bin" / "python"),
+                  "/work/venv215/bin/python"]
+    return next((c for c in candidates if c and os.path.exists(c)), None)
 
 
 def run_same_start(name: str, model_dir: pathlib.Path, python: str = sys.executable) -> dict:
@@ -49,11 +54,13 @@ def same_start(tmp_path_factory):
     def get(name: str) -> tuple[dict, dict]:
         if name not in runs:
             ours = run_same_start(name, tmp_path_factory.mktemp(name))
-            if os.path.exists(TF215_PYTHON):
-                reference = run_same_start(name, tmp_path_factory.mktemp(f"{name}_215"), TF215_PYTHON)
+            python = tf215_python()
+            if python is not None:
+                reference = run_same_start(name, tmp_path_factory.mktemp(f"{name}_215"), python)
                 assert reference["tensorflow"].startswith("2.15"), reference["tensorflow"]
             else:
                 reference = json.loads((HERE / "reference" / f"{name}_same_start.json").read_text())
+                reference["cpu"] += " (stored run: with no TF 2.15 here, another CPU may round differently)"
             runs[name] = ours, reference
         return runs[name]
 
@@ -66,7 +73,8 @@ def test_evaluation_equals_215_from_the_same_start(name, same_start):
     ours, reference = same_start(name)
     assert ours["eval"]["global_step"] == reference["eval"]["global_step"]
     for metric in sorted(set(reference["eval"]) - {"global_step"}):
-        np.testing.assert_allclose(ours["eval"][metric], reference["eval"][metric], rtol=1e-4, err_msg=metric)
+        np.testing.assert_allclose(ours["eval"][metric], reference["eval"][metric], rtol=1e-4,
+                                   err_msg=f"{metric}: ours on {ours['cpu']}, 2.15 on {reference['cpu']}")
 
 
 @pytest.mark.needs_tf_keras
@@ -77,5 +85,6 @@ def test_every_trained_variable_equals_215_from_the_same_start(name, same_start)
     assert sorted(ours_variables) == sorted(reference["variables"])
     for variable, expected in reference["variables"].items():
         got = ours_variables[variable]
-        np.testing.assert_allclose(got["norm"], expected["norm"], rtol=1e-4, err_msg=variable)
+        np.testing.assert_allclose(got["norm"], expected["norm"], rtol=1e-4,
+                                   err_msg=f"{variable}: ours on {ours['cpu']}, 2.15 on {reference['cpu']}")
         assert abs(got["sum"] - expected["sum"]) <= 1e-4 * expected["norm"] + 1e-7, (variable, got, expected)
