@@ -14,7 +14,7 @@ WORKER = textwrap.dedent("""
     import json, sys
     import tensorflow as tf
     from estimators import RunConfig, TPUConfig, TPUEstimator
-    from estimators import estimator
+    from estimators import estimator as estimator_module
     from estimators.checkpoint import model_dir_check
     from estimators.graph import train as graph_train
     from estimators.tf2 import executor
@@ -22,7 +22,7 @@ WORKER = textwrap.dedent("""
 
     probes = []  # whether each model_dir check tried a write (two probing one missing folder race)
     check_model_dir = model_dir_check.check_model_dir
-    for caller in (estimator, executor, graph_train):  # every module that checks model_dir
+    for caller in (estimator_module, executor, graph_train):  # every module that checks model_dir
         assert caller.check_model_dir is check_model_dir
         caller.check_model_dir = lambda model_dir, write: probes.append(write) or check_model_dir(model_dir, write)
 
