@@ -26,6 +26,9 @@ import types
 
 import numpy as np
 
+if "tensorflow" in sys.modules and os.environ.get("TF_ENABLE_ONEDNN_OPTS") != "0":  # a warm, forked interpreter
+    sys.exit("same_start.py: TensorFlow was imported with oneDNN on, so this run would round unlike 2.15's; "
+             "start it with TF_ENABLE_ONEDNN_OPTS=0 in its environment")
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # before TensorFlow is imported (see above)
 
 HERE = pathlib.Path(__file__).resolve().parent

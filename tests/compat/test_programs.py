@@ -121,7 +121,9 @@ PROGRAMS = {
     # auc 0.849 once in ours' 7 (2.15's 0.913-0.918). Compared as the median of three runs, so one run's tail
     # cannot fail it alone.
     "linear_titanic": Program(legacy_keras=False, canned=True, seeds=(0, 1, 2)),
-    "wide_deep_census": Program(legacy_keras=False, canned=True, first_loss_factor=3.0),
+    # Unseeded shuffle: at seed 0, 2.15 gave eval accuracy 0.766 (the all-negative baseline, auc 0.38) once in 10 runs
+    # here and 0.81-0.83 in the rest; ours 0.765 once on CI, 0.80-0.83 in 13 runs here. Median of three runs.
+    "wide_deep_census": Program(legacy_keras=False, canned=True, first_loss_factor=3.0, seeds=(0, 1, 2)),
     "numpy_tutorial": Program(legacy_keras=True, fails=("summary_tags_include_reference_tags",), missing=(
         "2.15's input-queue summary `enqueue_input/queue/enqueue_input/random_shuffle_queuefraction_over_250_of_750"
         "_full` (its numpy_input_fn fed a RandomShuffleQueue through queue runners; estimators.inputs.numpy_input_fn "

@@ -34,7 +34,9 @@ def tf215_python() -> str | None:
 
 
 def run_same_start(name: str, model_dir: pathlib.Path, python: str = sys.executable) -> dict:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
+    # oneDNN off in the environment, not only in same_start.py: a child forked from the launcher's warm zygote has
+    # TensorFlow imported already (with oneDNN on, CI's ours rounded to accuracy 0.4450 where 2.15 gave 0.4455)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", TF_ENABLE_ONEDNN_OPTS="0")
     if python == sys.executable:  # ours: this checkout, with tf_keras as the program's tf.keras
         env.update(PYTHONPATH=str(HERE.parents[1]), TF_USE_LEGACY_KERAS="1")
     else:  # TF 2.15 as it was installed: its own tf.keras, none of our modules
@@ -88,3 +90,13 @@ def test_every_trained_variable_equals_215_from_the_same_start(name, same_start)
         np.testing.assert_allclose(got["norm"], expected["norm"], rtol=1e-4,
                                    err_msg=f"{variable}: ours on {ours['cpu']}, 2.15 on {reference['cpu']}")
         assert abs(got["sum"] - expected["sum"]) <= 1e-4 * expected["norm"] + 1e-7, (variable, got, expected)
+
+
+def test_refuses_a_tensorflow_imported_with_onednn_on():
+    """A warm interpreter imported TensorFlow before same_start.py could turn oneDNN off: it stops and names the fix."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop("TF_ENABLE_ONEDNN_OPTS", None)
+    code = ("import runpy, sys, tensorflow; sys.argv = ['same_start.py', 'mnist_colab']; "
+            f"runpy.run_path({str(HERE / 'same_start.py')!r}, run_name='__main__')")
+    done = launcher.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "TF_ENABLE_ONEDNN_OPTS=0 in its environment" in done.stderr, done.stderr[-2000:]
