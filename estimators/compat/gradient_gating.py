@@ -10,7 +10,7 @@ points of accuracy in bfloat16 (BUILD_NOTES "bfloat16 accuracy at full training"
 model_fn call, a v1 optimizer's GATE_OP therefore becomes GATE_NONE; GATE_GRAPH (an explicit
 request) is kept, since it does not stop the rewrite. In a tf.function, automatic control
 dependencies already order the variable reads of the gradients before the updates, which is
-what gating protected in a TF1 session. CrossShardOptimizer never gates (cross_shard_optimizer.py).
+what gating protected in a TF1 session. CrossShardOptimizer never gates (tpu/cross_shard_optimizer.py).
 """
 
 from __future__ import annotations

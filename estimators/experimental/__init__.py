@@ -12,9 +12,9 @@ from estimators.experimental.early_stopping import (
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
+from estimators.experimental.logit_fn import call_logit_fn
 from estimators.export.receivers import build_raw_supervised_input_receiver_fn
 from estimators.graph.in_memory_evaluator import InMemoryEvaluatorHook
-from estimators.logit_fn import call_logit_fn
 
 __all__ = [
     "InMemoryEvaluatorHook", "LinearSDCA", "build_raw_supervised_input_receiver_fn", "call_logit_fn",

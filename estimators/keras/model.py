@@ -29,7 +29,6 @@ import tensorflow as tf
 from estimators import log as logging
 from estimators.checkpoint import object_keys, writer
 from estimators.checkpoint.checkpointer import Checkpointer
-from estimators.cross_shard_optimizer import CrossShardOptimizer
 from estimators.estimator import Estimator
 from estimators.export import outputs as export_output_classes
 from estimators.export.outputs import ExportOutput, PredictOutput
@@ -46,6 +45,7 @@ from estimators.run_config import RunConfig, with_session_config
 from estimators.runtime.collection import safe_point
 from estimators.runtime.state import Runtime
 from estimators.specs import TPUEstimatorSpec
+from estimators.tpu.cross_shard_optimizer import CrossShardOptimizer
 from estimators.tpu.estimator import TPUEstimator
 
 _DEFAULT_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
