@@ -271,20 +271,12 @@ _PACKAGES = ("tensorflow", "keras", "tf_keras")
 # Issue 28, step 5 (open): what the TF2 path's guards still swap while an engine call runs, seen from another
 # thread during train(), by the guard that swaps it (estimators/compat/). Each guard re-keyed on what the engine
 # builds takes its names off this list; a name added to it is a new process-wide patch, which the issue rules out.
-_VARIABLE_CLASSES = ["tensorflow.python.ops.resource_variable_ops." + c
-                     for c in ("BaseResourceVariable", "ResourceVariable", "_UnreadVariable")]
-_DISTRIBUTED_CLASSES = ["tensorflow.python.distribute.values." + c
-                        for c in ("DistributedVariable", "SyncOnReadVariable")]
-_TPU_CLASSES = ["tensorflow.python.distribute.tpu_values." + c for c in (
-    "TPUDistributedVariable", "TPULazyDistributedVariable", "TPUMirroredVariable", "TPUSyncOnReadVariable")]
 _STILL_REPLACED_DURING_TRAIN = {
     "device_iterators": ["tensorflow.python.data.ops.multi_device_iterator_ops._create_device_dataset"],
     "optimizer_guard": [f"keras.src.optimizers.base_optimizer.BaseOptimizer.{n}" for n in _KERAS_OPTIMIZER]
     + [f"tensorflow.python.training.optimizer.Optimizer.{n}" for n in ("apply_gradients", "compute_gradients")],
     "keras_updates": ["keras.src.layers.layer.Layer.get_updates_for"],
-    "write_guard": [f"{c}.{n}" for c in (*_VARIABLE_CLASSES, *_DISTRIBUTED_CLASSES, *_TPU_CLASSES)
-                    for n in ("assign", "assign_add", "assign_sub")]
-    + [f"tensorflow.python.ops.gen_resource_variable_ops.{n}" for n in _RAW_WRITES],
+    # write_guard: none (re-keyed: the variable store guards the variables it creates, each object on its own)
 }
 _STILL_REPLACED_WITH_TF_KERAS = {  # tf_keras's, when it is installed
     "optimizer_guard": [f"tf_keras.src.optimizers.legacy.optimizer_v2.OptimizerV2.{n}"
@@ -319,12 +311,13 @@ def _replaced(before: dict, now: dict) -> list[str]:
                   if owner in owners and before.get((owner, label, attribute), _ABSENT) is not value)
 
 
-def test_another_thread_sees_only_the_known_guards_swapped_during_train_and_none_after(tmp_path):
+@pytest.mark.parametrize("mode", ["train", "evaluate"])
+def test_another_thread_sees_only_the_known_guards_swapped_during_a_call_and_none_after(tmp_path, mode):
     known = [name for names in _STILL_REPLACED_DURING_TRAIN.values() for name in names]
     if _import_if_present("tf_keras.src.engine.base_layer") is not None:
         _tf_keras_optimizers()
         known += [name for names in _STILL_REPLACED_WITH_TF_KERAS.values() for name in names]
     before = _code_attributes()
-    results = _while_model_fn_runs(tmp_path, "train", lambda out: out.update(during=_code_attributes()))
+    results = _while_model_fn_runs(tmp_path, mode, lambda out: out.update(during=_code_attributes()))
     assert _replaced(before, results["during"]) == sorted(known)
     assert _replaced(before, _code_attributes()) == []

@@ -46,7 +46,7 @@ class ModelFnCall:
     names: Any = None  # the call's runtime.naming.CallNames
     collections: Any = None  # the call's compat.collections.CallCollections
     summaries: list = field(default_factory=list)  # tf.compat.v1.summary ops model_fn created
-    read_only: bool = False  # no variable write takes effect (reading v1 metric values)
+    read_only: bool = False  # reading v1 metric values: pruned to them, so no write of the call runs
     session_locals: list = field(default_factory=list)  # names of LOCAL_VARIABLES made outside tf.compat.v1.metrics
     train_metrics: dict = field(default_factory=dict)  # {name: (value x weight, weight)}: training/train_metrics.py
 

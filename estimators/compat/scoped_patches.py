@@ -1,16 +1,17 @@
 """TensorFlow and Keras attributes the engine replaces only while one of its calls runs, then puts back.
 
 The TF2 path runs TF1-style model_fns in tf.functions, where every stateful op runs; its guards
-(optimizer_guard.py: no optimizer update outside TRAIN; write_guard.py: no write to saved
-variables outside TRAIN; keras_updates.py: Keras 2's `get_updates_for`; random_seed.py: Keras's
-seed draws from the engine's seeded stream) replace methods of TensorFlow's and Keras's classes,
-a few raw-op functions and Keras's reference to the `random` module. They are installed when the outermost
-engine call begins (train/evaluate/predict/export/preflight work, and every model_fn call, which
-enters one itself) and the exact original attributes, or their absence, are put back when it ends
-or raises: a program's own TensorFlow/Keras code before, between and after engine calls runs on
-TensorFlow's own classes, as without this library. While installed, each guard acts only inside a
-model_fn call (compat/call_context.py: this thread's call, or one running in the graph being
-built), so another thread's code during train() is unaffected too.
+(optimizer_guard.py: no optimizer update outside TRAIN; keras_updates.py: Keras 2's
+`get_updates_for`; random_seed.py: Keras's seed draws from the engine's seeded stream;
+device_iterators.py: per-device datasets without autotuning) replace methods of Keras's and
+TensorFlow's classes, one tf.data function and Keras's reference to the `random` module. (Writes to
+saved variables are guarded per variable by the variable store, compat/write_guard.py: no class.)
+They are installed when the outermost engine call begins (train/evaluate/predict/export/preflight
+work, and every model_fn call, which enters one itself) and the exact original attributes, or their
+absence, are put back when it ends or raises: a program's own TensorFlow/Keras code before, between
+and after engine calls runs on TensorFlow's own classes, as without this library. While installed,
+each guard acts only inside a model_fn call (compat/call_context.py: this thread's call, or one
+running in the graph being built), so another thread's code during train() is unaffected too.
 
 The guards register their installers here (compat/guards.py), so this module imports none of them.
 Reference-counted and thread-safe: overlapping engine calls (two estimators on two threads,

@@ -6,131 +6,93 @@ every mode but ran only in TRAIN. In a tf.function every stateful op runs, so wi
 eval step would update the weights the next batches see. Inside a model_fn call in EVAL or PREDICT,
 assign/assign_add/assign_sub on model weights, optimizer state and the global step return the value
 the write would have produced and leave the variable unchanged; metric (local) variables stay
-writable, except in a read-only call (the engine's read of v1 metric values), where no write takes
-effect. In every mode, model_fn's writes to the global step take no effect: the engine advances it.
-Optimizers are guarded one level up (optimizer_guard.py). The wrappers are installed only while an
-engine call runs (compat/scoped_patches.py) and outside model_fn calls call the original and nothing
-else (another thread's own writes during train() included).
+writable. In every mode, model_fn's writes to the global step take no effect: the engine advances it.
+
+The guard is keyed on what the engine builds: the variable store guards each variable it creates
+(and the engine its global step) with per-variable write methods, set on that variable object and
+its per-replica copies, so no TensorFlow class changes. Outside model_fn calls they call TensorFlow's
+own write and nothing else. The read-only call that reads v1 metric values is not guarded here: it is
+pruned to the values it fetches (runtime/state.py), as a session ran only what its fetches needed.
+Optimizers are guarded one level up (optimizer_guard.py).
 """
 
 from __future__ import annotations
 
-import functools
+import types
 from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
-from tensorflow.python.distribute import tpu_values
-from tensorflow.python.distribute import values as distribute_values
-from tensorflow.python.ops import gen_resource_variable_ops, resource_variable_ops
 
-from estimators.compat import scoped_patches
 from estimators.compat.call_context import call_in_graph, current_call
 from estimators.path_choice import GraphPathNeeded
 
-SAVED = "_estimators_saved"  # attribute set on the store's model, optimizer and step variables
-STEP = "_estimators_global_step"  # ... and on the engine's global step, which only the engine advances
-KERAS = "_estimators_keras"  # ... and on a Keras 3 layer's variables
-_METHODS = {"assign": lambda old, value: value, "assign_add": lambda old, delta: old + delta,
-            "assign_sub": lambda old, delta: old - delta}
-# The raw write ops (scatter updates of tf.compat.v1.metrics, writes to per-replica copies): off in read-only calls.
-_RAW_WRITES = ("assign_variable_op", "assign_add_variable_op", "assign_sub_variable_op", "resource_scatter_add",
-               "resource_scatter_sub", "resource_scatter_mul", "resource_scatter_div", "resource_scatter_min",
-               "resource_scatter_max", "resource_scatter_update")
-_MARK = "_estimators_guarded"
-_classes: list[type] = []  # _variable_classes(), found once
+_WOULD_BE = {"assign": lambda old, value: value, "assign_add": lambda old, delta: old + delta,
+             "assign_sub": lambda old, delta: old - delta}
 
 
-def mark_saved(variable: Any, global_step: bool = False, keras: bool = False) -> None:
-    """Marks a store variable (and its per-replica copies) as one that only TRAIN may write.
+class _Guard:
+    """What the writes to one variable (and its per-replica copies) may do inside model_fn calls."""
 
-    global_step: model_fn's writes to it take no effect in any mode. A TF1 train_op's `minimize(loss,
-    global_step=gs)` or `gs.assign_add(1)` would otherwise be seen by every read after it in the step
-    (a tf.function orders them; a TF1 session did not), and the engine advances the step itself.
-    """
-    for each in (variable, *(getattr(variable, "values", None) or ())):
-        try:
-            setattr(each, SAVED, True)
-            if keras:
-                setattr(each, KERAS, True)
-            if global_step:
-                setattr(each, STEP, True)
-        except AttributeError:  # a variable type without a __dict__: left writable
-            pass
+    __slots__ = ("saved", "global_step", "keras")
 
+    def __init__(self, saved: bool, global_step: bool, keras: bool) -> None:
+        self.saved = saved  # model weights and optimizer state: only TRAIN writes them
+        self.global_step = global_step  # the engine advances it; model_fn's writes never take effect
+        self.keras = keras  # a Keras 3 layer's own state: its writes in EVAL stay on the TF2 path
 
-def _suppressed(call: Any, variable: Any) -> bool:
-    """Whether model_fn's write to `variable` in this call takes no effect."""
-    if call is None:
-        return False
-    if call.read_only or getattr(variable, STEP, False):
-        return True
-    return not call.training and getattr(variable, SAVED, False)
+    def suppressed(self, call: Any) -> bool:
+        """Whether model_fn's write in this call takes no effect."""
+        if call is None:
+            return False
+        return self.global_step or (not call.training and self.saved)
 
+    def check_tf2_can_run(self, call: Any, name: str) -> None:
+        """GraphPathNeeded for a write to a saved variable outside TRAIN (in a replica's call, or its merge_call).
 
-def _check_tf2_can_run(call: Any, variable: Any) -> None:
-    """GraphPathNeeded for a write to a saved variable outside TRAIN (in a replica's call, or its merge_call).
-
-    A session ran such a write only when what evaluate/predict fetched depended on it (an EMA read by a
-    metric: yes; a train_op built in every mode: no); a tf.function runs every write. Sessions decide.
-    """
-    if (call is not None and not call.training and not call.read_only and getattr(variable, SAVED, False)
-            and not getattr(variable, STEP, False) and not getattr(variable, KERAS, False)):
-        raise GraphPathNeeded(f"model_fn writes variable {getattr(variable, 'name', '?')} in {call.mode}, which "
-                              "tf.estimator's session did only when the fetched results needed it")
+        A session ran such a write only when what evaluate/predict fetched depended on it (an EMA read by a
+        metric: yes; a train_op built in every mode: no); a tf.function runs every write. Sessions decide.
+        """
+        if (not call.training and not call.read_only and self.saved and not self.global_step
+                and not self.keras):
+            raise GraphPathNeeded(f"model_fn writes variable {name} in {call.mode}, which tf.estimator's "
+                                  "session did only when the fetched results needed it")
 
 
-def _guarded(original: Callable, would_be: Callable) -> Callable:
-    @functools.wraps(original)
+def _guarded_write(variable: Any, method: str, guard: _Guard) -> Callable:
+    original = getattr(type(variable), method)  # TensorFlow's own write, for this variable's class
+    would_be = _WOULD_BE[method]
+
     def write(self, value, use_locking=None, name=None, read_value=True):
         call = current_call()
         in_graph = call or call_in_graph()
         if in_graph is None:  # not in a model_fn call the engine runs: TensorFlow's own write
             return original(self, value, use_locking=use_locking, name=name, read_value=read_value)
-        _check_tf2_can_run(in_graph, self)
-        if not _suppressed(call, self):
+        guard.check_tf2_can_run(in_graph, getattr(self, "name", "?"))
+        if not guard.suppressed(call):
             return original(self, value, use_locking=use_locking, name=name, read_value=read_value)
         if not read_value:
             return tf.no_op()
         return would_be(self.read_value(), tf.cast(value, self.dtype))
 
-    setattr(write, _MARK, True)
-    return write
+    return types.MethodType(write, variable)
 
 
-def _raw_guarded(original: Callable) -> Callable:
-    @functools.wraps(original)
-    def write(*args, **kwargs):
-        call = current_call()
-        if call is not None and call.read_only:
-            return tf.no_op()
-        return original(*args, **kwargs)
+def guard(variable: Any, saved: bool = True, global_step: bool = False, keras: bool = False) -> None:
+    """Guards model_fn's writes to a variable the engine created (and to its per-replica copies).
 
-    setattr(write, _MARK, True)
-    return write
-
-
-def _variable_classes() -> list[type]:
-    """Every variable class of TensorFlow's that defines its own writes (plain, distributed, TPU)."""
-    found = []
-    for module in (resource_variable_ops, distribute_values, tpu_values):
-        for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, tf.Variable) and set(_METHODS) & set(vars(value)):
-                found.append(value)
-    return found
-
-
-def install() -> None:
-    """Wraps the variable classes' writes and the raw write ops for the engine call (scoped_patches.engine_call,
-    which calls this under its lock; idempotent: wrapped functions are marked)."""
-    if not _classes:
-        _classes.extend(_variable_classes())
-    for cls in _classes:
-        for method, would_be in _METHODS.items():
-            original = cls.__dict__.get(method)
-            if original is not None and not getattr(original, _MARK, False):
-                scoped_patches.replace(cls, method, _guarded(original, would_be))
-    for name in _RAW_WRITES:
-        original = vars(gen_resource_variable_ops)[name]
-        if not getattr(original, _MARK, False):
-            scoped_patches.replace(gen_resource_variable_ops, name, _raw_guarded(original))
+    saved: only TRAIN's model_fn calls may write it (model weights, optimizer state), else a metric's.
+    global_step: model_fn's writes to it take no effect in any mode. A TF1 train_op's `minimize(loss,
+    global_step=gs)` or `gs.assign_add(1)` would otherwise be seen by every read after it in the step
+    (a tf.function orders them; a TF1 session did not), and the engine advances the step itself.
+    keras: a Keras 3 layer's variable (BatchNormalization called with training=True in EVAL writes it).
+    """
+    if not (saved or global_step):
+        return  # a metric's state: model_fn's writes take effect in every mode
+    rule = _Guard(saved, global_step, keras)
+    for each in (variable, *(getattr(variable, "values", None) or ())):
+        for method in _WOULD_BE:
+            try:
+                setattr(each, method, _guarded_write(each, method, rule))
+            except AttributeError:  # a variable type without a __dict__: left writable
+                pass

@@ -39,7 +39,7 @@ class Runtime:
                 0, dtype=tf.int64, trainable=False, name=GLOBAL_STEP,
                 aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
             )
-        write_guard.mark_saved(self.global_step, global_step=True)  # a hand-written gs.assign_add(1) runs in TRAIN only
+        write_guard.guard(self.global_step, global_step=True)  # a hand-written gs.assign_add(1) runs in TRAIN only
         self.store = VariableStore(self.global_step)
         jit_compile = bool(getattr(config, "jit_compile", False)) and not is_tpu_strategy(strategy)
         if jit_compile and self.num_replicas > 1:
@@ -145,25 +145,39 @@ class Runtime:
         self._eval_element = element
 
     def _read_step_values(self, trace: StepTrace) -> dict:
-        """eval_metric_ops' v1 values now: model_fn once more, read-only, in every replica."""
-        key = id(trace)
+        """eval_metric_ops' v1 values now: model_fn once more, in every replica, pruned to the values."""
+        flat = tf.nest.flatten(self._eval_element, expand_composites=True)
+        key = (id(trace), tuple((tuple(t.shape), t.dtype) for t in flat))
         if key not in self._step_values:
-            step = self.steps.metric_values(self._batch_size_of(trace), trace)
-
-            @tf.function(autograph=False)
-            def read(element):
-                before = self.global_step.read_value()
-                with self.step_scope(ModeKeys.EVAL):
-                    values = self.strategy.run(step, args=(element,))
-                with tf.control_dependencies(tf.nest.flatten(values)):
-                    self.global_step.assign(before)
-                return {name: tf.nest.map_structure(lambda v: self.strategy.experimental_local_results(v)[0], value)
-                        for name, value in values.items()}
-
-            self._step_values[key] = read
+            self._step_values[key] = self._values_only(trace, self._eval_element)
         with self.strategy.scope():
             return {name: tf.nest.map_structure(lambda v: v.numpy(), value)
-                    for name, value in self._step_values[key](self._eval_element).items()}
+                    for name, value in self._step_values[key](*flat).items()}
+
+    def _values_only(self, trace: StepTrace, element: Any) -> Callable:
+        """The read-only call as a session ran it: only what the metric values need runs.
+
+        model_fn is built once more around strategy.run in a v1 graph (tf.compat.v1.wrap_function: no automatic
+        control dependencies), which is then pruned to the values. Its writes (metric updates, a train_op built in
+        every mode, scatter updates, global-step increments) are not in the values' closure, so none of them runs,
+        whatever order the values were built in; a value that depends on a write (an EMA it reads) runs it, as the
+        session did.
+        """
+        step = self.steps.metric_values(self._batch_size_of(trace), trace)
+        flat = tf.nest.flatten(element, expand_composites=True)
+        feeds: list[tf.Tensor] = []
+
+        def build(*placeholders: tf.Tensor) -> dict:
+            feeds.extend(placeholders)
+            replicated = tf.nest.pack_sequence_as(element, list(placeholders), expand_composites=True)
+            with self.step_scope(ModeKeys.EVAL):
+                values = self.strategy.run(step, args=(replicated,))
+            return {name: tf.nest.map_structure(lambda v: self.strategy.experimental_local_results(v)[0], value)
+                    for name, value in values.items()}
+
+        with self.strategy.scope():
+            wrapped = tf.compat.v1.wrap_function(build, [tf.TensorSpec(t.shape, t.dtype) for t in flat])
+        return wrapped.prune(feeds, wrapped.structured_outputs)
 
     def _batch_size_of(self, trace: StepTrace) -> int | None:
         for (_mode, batch_size, *_), (_, known) in self._loops.items():

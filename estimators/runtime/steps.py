@@ -107,7 +107,8 @@ class ModelFnSteps:
 
         The variable store's scope is entered here, innermost: MirroredStrategy's own creator in
         each replica thread would otherwise serve replicas after the first without asking it.
-        read_only: no variable write model_fn builds takes effect (write_guard).
+        read_only: the call only reads v1 metric values (runtime/state.py prunes it to them), so its writes
+        to saved variables raise no GraphPathNeeded: none of them runs.
         """
         call = ModelFnCall(mode, self._num_replicas, read_only=read_only)
         params = self._params_for(self._params, batch_size)
@@ -251,9 +252,9 @@ class ModelFnSteps:
         """A replica step returning eval_metric_ops' v1 values: model_fn called read-only on an eval element.
 
         The values are computed in the cross-replica merge_call of each metric (sums over replicas)
-        after every update of the evaluation: read them once, after the last batch. No write of the
-        call takes effect (the metrics' updates included), so any batch of the evaluation serves as
-        its input (zero-row batches would not: oneDNN's Conv2D, for one, rejects them).
+        after every update of the evaluation: read them once, after the last batch. The call is pruned
+        to the values (runtime/state.py), so no write of it runs (the metrics' updates included) and any batch
+        of the evaluation serves as its input (zero-row batches would not: oneDNN's Conv2D, for one, rejects them).
         """
 
         def step(element):

@@ -169,10 +169,9 @@ class VariableStore:
         variable = self._create(next_creator, dict(kwargs, name=name))
         trainable = bool(getattr(variable, "trainable", False))
         stored = StoredVariable(name, variable, kind, trainable)
-        if kind != LOCAL:
-            # only TRAIN's model_fn calls may write it; a Keras 3 layer's own writes (BatchNormalization called
-            # with training=True in EVAL) stay on the TF2 path, as no session can run Keras 3 layers
-            write_guard.mark_saved(variable, keras=naming.keras_variable_path() is not None)
+        # only TRAIN's model_fn calls may write a saved one; a Keras 3 layer's own writes (BatchNormalization called
+        # with training=True in EVAL) stay on the TF2 path, as no session can run Keras 3 layers
+        write_guard.guard(variable, saved=kind != LOCAL, keras=naming.keras_variable_path() is not None)
         if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):
             stored.initial = _initial_value(variable)
         self._by_name[name] = stored
