@@ -107,11 +107,10 @@ def entered(call: ModelFnCall) -> Iterator[ModelFnCall]:
 
 @dataclass(frozen=True)
 class OptimizerState:
-    """Variable creation happening inside an optimizer: its slot for `reference` (or None), and the slot name."""
+    """Variable creation happening inside an optimizer's update (its state, never model weights; the variable store
+    names a Keras 3 slot from the slot call itself, runtime/naming.keras_slot)."""
 
     optimizer: Any
-    reference: Any = None
-    slot: str | None = None
 
 
 def creating_optimizer_state() -> OptimizerState | None:

@@ -7,8 +7,11 @@ tf_keras optimizers while an engine call runs (compat/scoped_patches.py puts the
 when it ends): inside a model_fn call in EVAL or PREDICT they do nothing (and create no slots); in
 TRAIN they run as usual, with the variables they create marked as optimizer state. Outside model_fn
 calls (another thread's own optimizer during train()) the wrappers call the original and nothing
-else. A v1 optimizer's compute_gradients is wrapped here too, for compat/gradient_gating.py (no
-per-op gating inside model_fn).
+else. The variables an optimizer makes outside its update (Keras 3's and tf_keras's `iterations`,
+learning rate, hyperparameters) are told from model weights where they are created, by the variable
+store (runtime/naming.py: Keras 3's scope stack, tf_keras's own methods on the stack), not here.
+A v1 optimizer's compute_gradients is wrapped here too, for compat/gradient_gating.py (no per-op
+gating inside model_fn).
 """
 
 from __future__ import annotations
@@ -24,8 +27,6 @@ import tensorflow as tf
 from estimators.compat import gradient_gating, scoped_patches
 from estimators.compat.call_context import (
     OptimizerState,
-    call_in_graph,
-    creating_optimizer_state,
     current_call,
     optimizer_state,
 )
@@ -116,29 +117,6 @@ def _without_global_step(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     return args, kwargs
 
 
-def _guard_slot(original: Callable) -> Callable:
-    @functools.wraps(original)
-    def add_variable_from_reference(self, reference_variable, name=None, *args, **kwargs):
-        if call_in_graph() is None:  # not in a model_fn call the engine runs (a merge_call of one included)
-            return original(self, reference_variable, name, *args, **kwargs)
-        with optimizer_state(OptimizerState(self, reference_variable, name)):
-            return original(self, reference_variable, name, *args, **kwargs)
-
-    return add_variable_from_reference
-
-
-def _guard_state(original: Callable) -> Callable:
-    @functools.wraps(original)
-    def add_variable(self, *args, **kwargs):
-        state = creating_optimizer_state()
-        if call_in_graph() is None or (state is not None and state.optimizer is self):
-            return original(self, *args, **kwargs)  # already inside this optimizer's slot creation
-        with optimizer_state(OptimizerState(self)):
-            return original(self, *args, **kwargs)
-
-    return add_variable
-
-
 def _wrap(cls: type, method: str, wrapper: Callable[[Callable], Callable]) -> None:
     """cls.method wrapped until the engine call ends (once: an installed wrapper is marked)."""
     original = cls.__dict__.get(method)
@@ -157,8 +135,6 @@ def _install_keras() -> None:
     base_optimizer = next(c for c in base if c.__name__ == "BaseOptimizer")
     _wrap(base_optimizer, "apply_gradients", lambda f: _guard_apply(f, "keras", lambda opt: opt.iterations))
     _wrap(base_optimizer, "apply", lambda f: _guard_apply(f, "keras", lambda opt: None))
-    _wrap(base_optimizer, "add_variable_from_reference", _guard_slot)
-    _wrap(base_optimizer, "add_variable", _guard_state)
 
 
 def _install_v1() -> None:
@@ -174,12 +150,6 @@ def _install_tf_keras() -> None:
         cls = getattr(module, cls_name, None)
         if cls is not None:
             _wrap(cls, "apply_gradients", lambda f: _guard_apply(f, "tf_keras", lambda opt: tf.no_op()))
-            # Variables a tf_keras optimizer makes outside apply_gradients are its own state too:
-            # legacy hyperparameters and `iter` (add_weight), the newer one's `iteration` and
-            # `learning_rate` (made in __init__) and slots.
-            for method in ("add_weight", "add_slot", "__init__", "_build_learning_rate", "add_variable",
-                           "add_variable_from_reference"):
-                _wrap(cls, method, _guard_state)
 
 
 def install() -> None:

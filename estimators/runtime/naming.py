@@ -104,6 +104,54 @@ def tf_keras_metric_owner() -> Any:
     return None
 
 
+# Keras 3's BaseOptimizer method that makes a slot for a model variable: its frame holds the variable and slot name.
+_KERAS_SLOT_CODE = next(c for c in keras.optimizers.Optimizer.__mro__
+                        if c.__name__ == "BaseOptimizer").add_variable_from_reference.__code__
+# The methods in which tf_keras's optimizers make their own variables (hyperparameters, `iter`, slots, rates).
+_TF_KERAS_STATE_METHODS = frozenset({"__init__", "add_weight", "add_slot", "_build_learning_rate", "add_variable",
+                                     "add_variable_from_reference"})
+
+
+def keras_slot(optimizer: Any) -> tuple[Any, str] | None:
+    """(model variable, slot name) when `optimizer` (Keras 3) is making that variable's slot now, else None.
+
+    Read from its add_variable_from_reference call on this thread's stack: the name there has become
+    `<the variable's path, '/' as '_'>_<slot>`, so the slot is what follows the variable's own prefix.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is _KERAS_SLOT_CODE and frame.f_locals.get("self") is optimizer:
+            reference, name = frame.f_locals.get("reference_variable"), str(frame.f_locals.get("name") or "var")
+            path = getattr(reference, "path", None)
+            prefix = path.replace("/", "_") if path is not None else \
+                str(getattr(reference, "name", "")).replace("/", "_").replace(":", "_")
+            return reference, name[len(prefix) + 1:] if name.startswith(prefix + "_") else name
+        frame = frame.f_back
+    return None
+
+
+def tf_keras_optimizer_owner() -> Any:
+    """The tf_keras (Keras 2) optimizer making one of its own variables now, found on the call stack, else None.
+
+    tf_keras keeps no scope stack to ask; its optimizers make their state in a few methods of their own
+    (hyperparameters, `iter`, slots, the newer optimizer's rate), so a frame of one of them tells its state.
+    """
+    bases = tuple(getattr(sys.modules.get(module), name, None) for module, name in (
+        ("tf_keras.src.optimizers.legacy.optimizer_v2", "OptimizerV2"),
+        ("tf_keras.src.optimizers.optimizer", "_BaseOptimizer")))
+    bases = tuple(b for b in bases if b is not None)
+    if not bases:
+        return None
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name in _TF_KERAS_STATE_METHODS:
+            owner = frame.f_locals.get("self")
+            if isinstance(owner, bases):
+                return owner
+        frame = frame.f_back
+    return None
+
+
 def is_tf_keras_new_optimizer(owner: Any) -> bool:
     """tf_keras's newer optimizer (tf.keras.optimizers.Adam with TF_USE_LEGACY_KERAS=1): a rate variable as Keras 3."""
     module = sys.modules.get("tf_keras.src.optimizers.optimizer")

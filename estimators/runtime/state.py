@@ -169,6 +169,9 @@ class Runtime:
 
         def build(*placeholders: tf.Tensor) -> dict:
             feeds.extend(placeholders)
+            # tf_keras builds its Keras 1 graph layers in a graph named "wrapped_function*" (its
+            # version_utils.should_use_v2); model_fn's other calls built TF2 layers, so this one does too.
+            tf.compat.v1.get_default_graph().name = "metric_values"
             replicated = tf.nest.pack_sequence_as(element, list(placeholders), expand_composites=True)
             with self.step_scope(ModeKeys.EVAL):
                 values = self.strategy.run(step, args=(replicated,))

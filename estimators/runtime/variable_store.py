@@ -75,7 +75,7 @@ def _requested_dtype(kwargs: dict) -> tf.DType | None:
 def variable_kind(kwargs: dict) -> str:
     """MODEL, OPTIMIZER or LOCAL for a variable being created (see the module docstring)."""
     state = creating_optimizer_state()
-    owner = state.optimizer if state is not None else naming.keras_owner()
+    owner = state.optimizer if state is not None else naming.keras_owner() or naming.tf_keras_optimizer_owner()
     if isinstance(owner, keras.metrics.Metric):
         return LOCAL
     if owner is not None:  # Keras 3 keeps the learning rate in a variable; TF1 kept it in the graph
@@ -157,11 +157,12 @@ class VariableStore:
         return stored.variable
 
     def _name(self, kwargs: dict, names: naming.CallNames) -> str:
-        state = creating_optimizer_state()
-        if state is not None and state.reference is not None:
-            reference = self.name_of(state.reference)
+        owner = naming.keras_owner()
+        slot = naming.keras_slot(owner) if isinstance(owner, keras.optimizers.Optimizer) else None
+        if slot is not None:
+            reference = self.name_of(slot[0])
             if reference is not None:  # a Keras 3 slot: named as TF1's optimizer named it
-                return f"{reference}/{naming.tf1_slot_name(state.optimizer, state.slot)}"
+                return f"{reference}/{naming.tf1_slot_name(owner, slot[1])}"
         return names.scoped(kwargs.get("name"))
 
     def _store(self, next_creator, name: str, kwargs: dict) -> StoredVariable:
