@@ -276,12 +276,14 @@ _STILL_REPLACED_DURING_TRAIN = {
     "optimizer_guard": [f"keras.src.optimizers.base_optimizer.BaseOptimizer.{n}" for n in ("apply", "apply_gradients")]
     + [f"tensorflow.python.training.optimizer.Optimizer.{n}" for n in ("apply_gradients", "compute_gradients")],
     "keras_updates": ["keras.src.layers.layer.Layer.get_updates_for"],
+    "random_seed": ["keras.src.random.seed_generator.python_random"],
     # write_guard: none (re-keyed: the variable store guards the variables it creates, each object on its own)
 }
 _STILL_REPLACED_WITH_TF_KERAS = {  # tf_keras's, when it is installed
     "optimizer_guard": ["tf_keras.src.optimizers.legacy.optimizer_v2.OptimizerV2.apply_gradients",
                         "tf_keras.src.optimizers.optimizer._BaseOptimizer.apply_gradients"],
     "keras_updates": ["tf_keras.src.engine.base_layer.Layer.get_updates_for"],
+    "random_seed": ["tf_keras.src.backend.random"],
 }
 
 
@@ -308,11 +310,14 @@ def _submodule_imported(label: str, attribute: str, value) -> bool:
 
 
 def _replaced(before: dict, now: dict) -> list[str]:
-    """Attributes of `before`'s owners that are another object now, or new on them (other than first imports)."""
+    """Attributes of `before`'s owners that are another object now (code or not), gone, or new on them (other than
+    first imports)."""
     owners = {owner for owner, _, _ in before}
-    return sorted(f"{label}.{attribute}" for (owner, label, attribute), value in now.items()
-                  if owner in owners and before.get((owner, label, attribute), _ABSENT) is not value
-                  and not _submodule_imported(label, attribute, value))
+    changed = {f"{label}.{attribute}" for (owner, label, attribute), value in now.items()
+               if owner in owners and before.get((owner, label, attribute), _ABSENT) is not value
+               and not _submodule_imported(label, attribute, value)}
+    changed |= {f"{label}.{attribute}" for key in before.keys() - now.keys() for _, label, attribute in [key]}
+    return sorted(changed)
 
 
 @pytest.mark.parametrize("mode", ["train", "evaluate"])
