@@ -1,6 +1,9 @@
 """Two worker processes on 127.0.0.1 (TF_CONFIG) train and evaluate as one replica does on the same batch."""
 
+import json
 import os
+import subprocess
+import sys
 import textwrap
 
 import numpy as np
@@ -8,7 +11,7 @@ import pytest
 
 from estimators import RunConfig, TPUConfig, TPUEstimator
 from tests import engine_models as m
-from tests.worker_processes import run_workers
+from tests.worker_processes import ROOT, run_workers
 
 WORKER = textwrap.dedent("""
     import json, sys
@@ -68,3 +71,49 @@ def test_two_workers_match_one_replica_and_only_the_chief_writes(tmp_path):
     assert chief_result["accuracy"] == pytest.approx(accuracy)
     written = sorted(f for f in os.listdir(tmp_path / "workers") if f.endswith(".index"))
     assert written == ["model.ckpt-2.index", "model.ckpt-4.index", "model.ckpt-6.index"]
+
+
+V1_METRICS_WORKER = textwrap.dedent("""
+    import json, sys
+    import tensorflow as tf
+    from estimators import Estimator, EstimatorSpec, ModeKeys, RunConfig
+    from tests import engine_models as m
+    v1 = tf.compat.v1
+
+    def model_fn(features, labels, mode):
+        logits = m.linear_model()(features)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+        if mode == ModeKeys.TRAIN:
+            return EstimatorSpec(mode, loss=loss, train_op=v1.train.GradientDescentOptimizer(0.5).minimize(
+                loss, global_step=v1.train.get_global_step()))
+        classes = tf.argmax(logits, 1)
+        return EstimatorSpec(mode, loss=loss, eval_metric_ops={  # auc's value is built after its updates
+            "accuracy": v1.metrics.accuracy(labels, classes),
+            "auc": v1.metrics.auc(tf.equal(labels, 0), tf.nn.softmax(logits)[:, 0]),
+            "mean_per_class_accuracy": v1.metrics.mean_per_class_accuracy(labels, classes, logits.shape[-1])})
+
+    x, y = m.dataset(64)
+    estimator = Estimator(model_fn, config=RunConfig(model_dir=sys.argv[1]))
+    if sys.argv[2:] == ["train"]:
+        estimator.train(lambda: tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16, drop_remainder=True),
+                        max_steps=4)
+    evaluate = lambda: tf.data.Dataset.from_tensor_slices((x[:48], y[:48])).batch(8)
+    results = [estimator.evaluate(evaluate) for _ in range(2)]
+    print("RESULT " + json.dumps([{k: float(v) for k, v in r.items()} for r in results]))
+""")
+
+
+def test_two_workers_read_v1_metric_values_as_one_process_does(tmp_path):
+    """The v1 values are read by a pruned model_fn call whose collectives get their call-time instance keys."""
+    chief, worker = run_workers(V1_METRICS_WORKER, [str(tmp_path / "workers"), "train"])
+    env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
+    alone = subprocess.run([sys.executable, "-c", V1_METRICS_WORKER, str(tmp_path / "workers")], cwd=ROOT,
+                           env=dict(env, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"), capture_output=True, text=True,
+                           timeout=240)
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    single = json.loads(alone.stdout.split("RESULT ", 1)[1].splitlines()[0])
+    assert chief == worker
+    assert chief[0] == chief[1]
+    assert sorted(chief[0]) == ["accuracy", "auc", "global_step", "loss", "mean_per_class_accuracy"]
+    for name, value in single[0].items():
+        assert chief[0][name] == pytest.approx(value, rel=1e-6), name

@@ -180,7 +180,12 @@ class Runtime:
 
         with self.strategy.scope():
             wrapped = tf.compat.v1.wrap_function(build, [tf.TensorSpec(t.shape, t.dtype) for t in flat])
-        return wrapped.prune(feeds, wrapped.structured_outputs)
+        # Values fed when the function runs (MultiWorkerMirroredStrategy's collective instance keys) are inputs
+        # too: the pruned function is given them at each call, as tf.function gives its own call-time captures.
+        graph = wrapped.graph
+        at_call = list(graph.deferred_external_captures)
+        pruned = wrapped.prune([*feeds, *graph.deferred_internal_captures], wrapped.structured_outputs)
+        return lambda *components: pruned(*components, *tf.nest.flatten([capture() for capture in at_call]))
 
     def _batch_size_of(self, trace: StepTrace) -> int | None:
         for (_mode, batch_size, *_), (_, known) in self._loops.items():
