@@ -66,15 +66,29 @@ def keras_variable_path() -> str | None:
     return "/".join(part for part in variable.path.split("/") if part not in constructed)
 
 
-def keras_variable_shape() -> tuple | None:
-    """The shape of the Keras variable whose tf.Variable is being created (Keras 3 gives only a callable); None."""
+def _loaded_classes(*names: tuple[str, str]) -> tuple[type, ...]:
+    """The classes (module, class name) whose modules are imported already (tf_keras's: only if a program uses it)."""
+    found = (getattr(sys.modules.get(module), name, None) for module, name in names)
+    return tuple(cls for cls in found if cls is not None)
+
+
+def _innermost_self(classes: tuple[type, ...], methods: frozenset[str] | None = None) -> Any:
+    """The `self` of the innermost frame on this thread's stack that is an instance of `classes` (in one of
+    `methods`, when given), else None: what Keras 3 / tf_keras create a variable for, where no scope says it."""
     frame = sys._getframe(1)
     while frame is not None:
-        owner = frame.f_locals.get("self")
-        if isinstance(owner, keras.Variable):
-            return tuple(owner.shape)
+        if methods is None or frame.f_code.co_name in methods:
+            owner = frame.f_locals.get("self")
+            if isinstance(owner, classes):
+                return owner
         frame = frame.f_back
     return None
+
+
+def keras_variable_shape() -> tuple | None:
+    """The shape of the Keras variable whose tf.Variable is being created (Keras 3 gives only a callable); None."""
+    variable = _innermost_self((keras.Variable,))
+    return tuple(variable.shape) if variable is not None else None
 
 
 def keras_owner() -> Any:
@@ -91,17 +105,8 @@ def tf_keras_metric_owner() -> Any:
     tf_keras keeps no scope stack to ask; its metric weights are ON_READ like BatchNorm's moving
     statistics, so the owner, not the synchronisation, tells metric state from model state.
     """
-    module = sys.modules.get("tf_keras.src.metrics.base_metric")
-    metric_class = getattr(module, "Metric", None)
-    if metric_class is None:
-        return None
-    frame = sys._getframe(1)
-    while frame is not None:
-        owner = frame.f_locals.get("self")
-        if isinstance(owner, metric_class):
-            return owner
-        frame = frame.f_back
-    return None
+    classes = _loaded_classes(("tf_keras.src.metrics.base_metric", "Metric"))
+    return _innermost_self(classes) if classes else None
 
 
 # Keras 3's BaseOptimizer method that makes a slot for a model variable: its frame holds the variable and slot name.
@@ -136,27 +141,15 @@ def tf_keras_optimizer_owner() -> Any:
     tf_keras keeps no scope stack to ask; its optimizers make their state in a few methods of their own
     (hyperparameters, `iter`, slots, the newer optimizer's rate), so a frame of one of them tells its state.
     """
-    bases = tuple(getattr(sys.modules.get(module), name, None) for module, name in (
-        ("tf_keras.src.optimizers.legacy.optimizer_v2", "OptimizerV2"),
-        ("tf_keras.src.optimizers.optimizer", "_BaseOptimizer")))
-    bases = tuple(b for b in bases if b is not None)
-    if not bases:
-        return None
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_name in _TF_KERAS_STATE_METHODS:
-            owner = frame.f_locals.get("self")
-            if isinstance(owner, bases):
-                return owner
-        frame = frame.f_back
-    return None
+    classes = _loaded_classes(("tf_keras.src.optimizers.legacy.optimizer_v2", "OptimizerV2"),
+                              ("tf_keras.src.optimizers.optimizer", "_BaseOptimizer"))
+    return _innermost_self(classes, _TF_KERAS_STATE_METHODS) if classes else None
 
 
 def is_tf_keras_new_optimizer(owner: Any) -> bool:
     """tf_keras's newer optimizer (tf.keras.optimizers.Adam with TF_USE_LEGACY_KERAS=1): a rate variable as Keras 3."""
-    module = sys.modules.get("tf_keras.src.optimizers.optimizer")
-    base = getattr(module, "_BaseOptimizer", None)
-    return base is not None and isinstance(owner, base)
+    classes = _loaded_classes(("tf_keras.src.optimizers.optimizer", "_BaseOptimizer"))
+    return bool(classes) and isinstance(owner, classes)
 
 
 def clean(name: str | None) -> str:

@@ -149,12 +149,12 @@ class Runtime:
         flat = tf.nest.flatten(self._eval_element, expand_composites=True)
         key = (id(trace), tuple((tuple(t.shape), t.dtype) for t in flat))
         if key not in self._step_values:
-            self._step_values[key] = self._values_only(trace, self._eval_element)
+            self._step_values[key] = self._values_only(trace, self._eval_element, flat)
         with self.strategy.scope():
             return {name: tf.nest.map_structure(lambda v: v.numpy(), value)
                     for name, value in self._step_values[key](*flat).items()}
 
-    def _values_only(self, trace: StepTrace, element: Any) -> Callable:
+    def _values_only(self, trace: StepTrace, element: Any, flat: list[tf.Tensor]) -> Callable:
         """The read-only call as a session ran it: only what the metric values need runs.
 
         model_fn is built once more around strategy.run in a v1 graph (tf.compat.v1.wrap_function: no automatic
@@ -164,7 +164,6 @@ class Runtime:
         session did.
         """
         step = self.steps.metric_values(self._batch_size_of(trace), trace)
-        flat = tf.nest.flatten(element, expand_composites=True)
         feeds: list[tf.Tensor] = []
 
         def build(*placeholders: tf.Tensor) -> dict:
