@@ -9,9 +9,11 @@ import socket
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 
+from estimators.checkpoint import lock as lock_module
 from estimators.checkpoint.lock import LOCK_FILE, ModelDirLock, ModelDirLockedError
 from tests import launcher
 
@@ -41,8 +43,17 @@ def _other_trainer(model_dir, action: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
-def _write_lock(model_dir, host="other-host", pid=4242, age_s=0.0, token="someone-else") -> None:
-    holder = {"host": host, "pid": pid, "since": "2030-01-02T03:04:05Z", "heartbeat": time.time() - age_s,
+@pytest.fixture
+def frozen_clock(monkeypatch):
+    """The lock module's clock stands still, so an age written into a lock file is the age the lock reads."""
+    now = time.time()
+    monkeypatch.setattr(lock_module, "time", types.SimpleNamespace(time=lambda: now))
+    return now
+
+
+def _write_lock(model_dir, host="other-host", pid=4242, age_s=0.0, token="someone-else", now=None) -> None:
+    now = time.time() if now is None else now
+    holder = {"host": host, "pid": pid, "since": "2030-01-02T03:04:05Z", "heartbeat": now - age_s,
               "token": token}
     (model_dir / LOCK_FILE).write_text(json.dumps(holder))
 
@@ -70,16 +81,16 @@ def test_a_killed_trainers_lock_is_taken_over_with_a_warning(tmp_path, caplog):
     assert f"process {dead_pid} is no longer running" in caplog.text
 
 
-def test_a_live_trainer_on_another_host_is_refused(tmp_path):
-    _write_lock(tmp_path, age_s=30)
+def test_a_live_trainer_on_another_host_is_refused(tmp_path, frozen_clock):
+    _write_lock(tmp_path, age_s=30, now=frozen_clock)
     with pytest.raises(ModelDirLockedError, match=r"host other-host, pid 4242, since 2030-01-02T03:04:05Z "
                                                   r"\(last heartbeat 30 s ago\).*If it is no longer running, delete"):
         ModelDirLock(str(tmp_path)).acquire()
     assert _holder(tmp_path)["token"] == "someone-else"
 
 
-def test_a_holder_without_a_recent_heartbeat_is_taken_over_with_a_warning(tmp_path, caplog):
-    _write_lock(tmp_path, age_s=700)
+def test_a_holder_without_a_recent_heartbeat_is_taken_over_with_a_warning(tmp_path, caplog, frozen_clock):
+    _write_lock(tmp_path, age_s=700, now=frozen_clock)
     with caplog.at_level(logging.WARNING, logger="absl"), \
             ModelDirLock(str(tmp_path), stale_after_s=600, heartbeat_every_s=None):
         assert _holder(tmp_path)["host"] == socket.gethostname()
