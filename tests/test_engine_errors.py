@@ -149,3 +149,22 @@ def test_a_plain_estimator_on_a_tpu_strategy_points_to_tpu_estimator(tmp_path, m
     with pytest.raises(ValueError, match=r"plain Estimator cannot run on a TPUStrategy.*TPUEstimator"):
         estimator.train(lambda: tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(8), steps=1)
     assert not list(tmp_path.iterdir())
+
+
+def test_keras_optimizer_made_outside_model_fn_is_refused_before_anything_is_saved(tmp_path):
+    """Its step count is no variable of model_fn's: a checkpoint would lack it, and a resumed Adam would differ."""
+    optimizer = keras.optimizers.Adam(0.1)
+
+    def model_fn(features, labels, mode):
+        model = m.linear_model()
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, model(features), from_logits=True))
+        variables = [v.value for v in model.trainable_variables]
+        train_op = optimizer.apply_gradients(zip(tf.gradients(loss, variables), variables, strict=True))
+        return TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    x, y = m.dataset(64)
+    with pytest.raises(ValueError, match=r"applied Adam, an optimizer made outside model_fn.*start it at 0 again"
+                                         r".*Make the optimizer inside model_fn"):
+        _estimator(tmp_path, model_fn).train(m.train_input_fn(x, y), max_steps=2)
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert int(optimizer.iterations.numpy()) == 0

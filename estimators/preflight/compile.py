@@ -40,7 +40,7 @@ class CoreSteps:
                                     static_shapes=True, params_for_model_fn=params_for_model_fn)
         self._steps = ModelFnSteps(model_fn, params, config, num_cores, static_shapes=True,
                                    global_step=self._runtime.global_step,
-                                   variable_scope=self._runtime.store.creator_scope, jit_compile=True,
+                                   store=self._runtime.store, jit_compile=True,
                                    params_for_model_fn=params_for_model_fn)
 
     def trace(self, mode: str, per_core: int, element: Any) -> tuple[Any, Callable] | Finding:

@@ -49,7 +49,7 @@ class Runtime:
                 "with one device (no train_distribute); on a TPU every step is compiled anyway."
             )
         self.steps = ModelFnSteps(model_fn, params, config, self.num_replicas, static_shapes, self.global_step,
-                                  self.store.creator_scope, jit_compile=jit_compile,
+                                  self.store, jit_compile=jit_compile,
                                   params_for_model_fn=params_for_model_fn)
         self._single_step = IterationsPerLoop(config.tpu_config.iterations_per_loop).single_step
         self._host_call_every = getattr(config.tpu_config, "experimental_host_call_every_n_steps", 1)

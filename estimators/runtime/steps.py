@@ -23,6 +23,7 @@ from estimators.distribute.strategy import is_tpu_strategy
 from estimators.mode_keys import ModeKeys
 from estimators.runtime import keras_inputs
 from estimators.runtime.model_fn_call import call_model_fn
+from estimators.runtime.variable_store import VariableStore
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
 from estimators.training import logging_hook, train_metrics
 from estimators.training.step_summaries import write_v1_summaries
@@ -79,7 +80,7 @@ class ModelFnSteps:
     """Builds per-replica train/eval/predict steps around one user model_fn."""
 
     def __init__(self, model_fn: Callable, params: dict, config: Any, num_replicas: int, static_shapes: bool,
-                 global_step: tf.Variable, variable_scope: Callable[[str], Any], jit_compile: bool = False,
+                 global_step: tf.Variable, store: VariableStore, jit_compile: bool = False,
                  params_for_model_fn: Callable | None = None):
         self._model_fn = model_fn
         self._args = model_fn_args(model_fn)
@@ -88,7 +89,7 @@ class ModelFnSteps:
         self._num_replicas = num_replicas
         self._static_shapes = static_shapes
         self._global_step = global_step
-        self._variable_scope = variable_scope
+        self._store = store  # serves model_fn's variables (its creator_scope) and names the saved ones
         self._jit_compile = jit_compile
         self._params_for = params_for_model_fn or (lambda params, batch_size: dict(params))
 
@@ -114,7 +115,7 @@ class ModelFnSteps:
         params = self._params_for(self._params, batch_size)
         graph = tf.compat.v1.get_default_graph()
         built_before = len(graph.get_operations())
-        with self._variable_scope(mode):
+        with self._store.creator_scope(mode):
             try:
                 spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
                                      self._global_step)
@@ -194,6 +195,18 @@ class ModelFnSteps:
         return tensors if isinstance(tensors, dict) else tuple(tensors)
 
     def _check_optimizers(self, call: ModelFnCall) -> None:
+        """Refuses a Keras optimizer whose step count would not be saved, or a bare one under several replicas."""
+        for applied in call.optimizers:
+            counter = getattr(applied.optimizer, "_iterations", None)  # Keras 3's and tf_keras's step count
+            if applied.kind != "v1" and counter is not None and self._store.name_of(counter) is None:
+                name = type(applied.optimizer).__name__
+                raise ValueError(
+                    f"model_fn applied {name}, an optimizer made outside model_fn: its step count (`iterations`, "
+                    "which drives its bias correction and learning-rate schedule) is not a variable model_fn "
+                    "made, so model_dir's checkpoints would not hold it, and a run resumed from them would start "
+                    "it at 0 again and train differently. Make the optimizer inside model_fn (or pass in params "
+                    "a callable that makes one), as tf.estimator did: each call built a new graph and optimizer."
+                )
         if self._num_replicas < 2:
             return
         for applied in call.optimizers:
