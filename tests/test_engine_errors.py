@@ -168,3 +168,21 @@ def test_keras_optimizer_made_outside_model_fn_is_refused_before_anything_is_sav
         _estimator(tmp_path, model_fn).train(m.train_input_fn(x, y), max_steps=2)
     assert tf.train.latest_checkpoint(str(tmp_path)) is None
     assert int(optimizer.iterations.numpy()) == 0
+
+
+def test_a_keras_model_built_outside_model_fn_is_refused_before_anything_is_saved(tmp_path):
+    """Its weights are no variables of model_fn's: they would train, but no checkpoint would hold them."""
+    model = keras.Sequential([keras.Input((m.FEATURES,)), keras.layers.Dense(m.CLASSES)])  # built here, not in a call
+
+    def model_fn(features, labels, mode):
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, model(features), from_logits=True))
+        train_op = CrossShardOptimizer(keras.optimizers.SGD(0.1)).minimize(loss, var_list=model.trainable_variables)
+        return TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    x, y = m.dataset(64)
+    before = [v.numpy().copy() for v in model.weights]
+    with pytest.raises(ValueError, match=r"used trainable variables it did not make \(.*kernel.*\).*would train "
+                                         r"without being saved.*Build the model inside model_fn"):
+        _estimator(tmp_path, model_fn).train(m.train_input_fn(x, y), max_steps=2)
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert all((v.numpy() == b).all() for v, b in zip(model.weights, before, strict=True))

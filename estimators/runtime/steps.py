@@ -115,7 +115,7 @@ class ModelFnSteps:
         params = self._params_for(self._params, batch_size)
         graph = tf.compat.v1.get_default_graph()
         built_before = len(graph.get_operations())
-        with self._store.creator_scope(mode):
+        with self._store.creator_scope(mode), tf.GradientTape() as accessed:
             try:
                 spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
                                      self._global_step)
@@ -131,6 +131,8 @@ class ModelFnSteps:
                 if refusal is not None:
                     raise refusal from None
                 raise
+        if not read_only:
+            self._check_own_variables(accessed.watched_variables())
         path_choice.needs_session(path_choice.spec_needs_session(spec)
                                   or path_choice.locals_need_session(call.session_locals)
                                   or path_choice.ops_need_session(graph.get_operations()[built_before:]))
@@ -193,6 +195,19 @@ class ModelFnSteps:
             return ()
         trace.host_call_fn, tensors = spec.host_call
         return tensors if isinstance(tensors, dict) else tuple(tensors)
+
+    def _check_own_variables(self, trainable: tuple) -> None:
+        """Refuses trainable variables model_fn used but did not make: no checkpoint would hold them."""
+        outside = [v for v in trainable if not self._store.holds(v)]
+        if outside:
+            names = ", ".join(sorted({getattr(v, "name", "?") for v in outside})[:5])
+            raise ValueError(
+                f"model_fn used trainable variables it did not make ({names}): a Keras model or layer built "
+                "outside model_fn? model_dir's checkpoints hold only the variables model_fn makes, so these "
+                "would train without being saved, and evaluate(), predict() or a resumed run in a new process "
+                "would start them from their initial values. Build the model inside model_fn, as tf.estimator "
+                "required: each call built a new graph, where variables made outside it could not be used."
+            )
 
     def _check_optimizers(self, call: ModelFnCall) -> None:
         """Refuses a Keras optimizer whose step count would not be saved, or a bare one under several replicas."""

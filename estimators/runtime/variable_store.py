@@ -100,6 +100,7 @@ class VariableStore:
             GLOBAL_STEP: StoredVariable(GLOBAL_STEP, global_step, STEP, trainable=False),
         }
         self._names_by_id: dict[int, str] = {id(global_step): GLOBAL_STEP}
+        self._component_ids: set[int] = {id(each) for each in getattr(global_step, "values", None) or ()}
         self._lock = threading.RLock()
         self._creating = threading.local()
 
@@ -119,6 +120,11 @@ class VariableStore:
         """The TF1 name of a store variable (or of the Keras variable wrapping one)."""
         variable = getattr(variable, "value", variable) if isinstance(variable, keras.Variable) else variable
         return self._names_by_id.get(id(variable))
+
+    def holds(self, variable: Any) -> bool:
+        """Whether a variable (a Keras variable's tf.Variable, or one replica's copy) is one the store created."""
+        variable = getattr(variable, "value", variable) if isinstance(variable, keras.Variable) else variable
+        return id(variable) in self._names_by_id or id(variable) in self._component_ids
 
     # -- creating -------------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -177,6 +183,7 @@ class VariableStore:
             stored.initial = _initial_value(variable)
         self._by_name[name] = stored
         self._names_by_id[id(variable)] = name
+        self._component_ids.update(id(each) for each in getattr(variable, "values", None) or ())
         return stored
 
     @staticmethod
