@@ -8,7 +8,7 @@ per-loop log lines (bench.contenders.ours.LoopMarks), and reported with bench.re
 
 bfloat16 is the engine's precision setting (params["precision"]="bfloat16", the same as main.py's
 --precision: Keras' `mixed_bfloat16` policy around every model_fn call, in every replica thread).
-Under several GPUs the engine refuses jit_compile=True (see estimators/runtime/state.py); those
+Under several GPUs the engine refuses jit_compile=True (see estimators/tf2/state.py); those
 runs are listed as failures with the engine's message.
 
   python bench/gpu_check.py                    # on a GPU machine (exits with a message without one)

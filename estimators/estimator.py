@@ -34,7 +34,7 @@ from estimators.graph import predict as graph_predict
 from estimators.graph import train as graph_train
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig, with_session_config
-from estimators.runtime.collection import track
+from estimators.tf2.collection import track
 from estimators.tf2.executor import INPUT_POSITION, TF2Executor
 from estimators.training.preemption import EvaluationInterrupted, StopRequest, stopping_on_signals
 from estimators.training.summaries import SummaryWriters
@@ -132,7 +132,7 @@ class Estimator:
             stop=self._stop, summaries=SummaryWriters(self._model_dir))
         self._tf2 = TF2Executor(self._context)
         self._runtimes = self._tf2.runtimes  # one per strategy (read by tests and legacy checks)
-        track(self)  # counted until freed: engine calls collect garbage when enough have died (runtime/collection)
+        track(self)  # counted until freed: engine calls collect garbage when enough have died (tf2/collection)
         self._execution: str | None = None  # the path model_fn runs on once the program has shown it
         self._graph_reason = ""  # why it is the graph path
 

@@ -8,7 +8,7 @@ import tensorflow as tf
 
 from estimators import ModeKeys
 from estimators.export import build_parsing_serving_input_receiver_fn, build_raw_serving_input_receiver_fn
-from estimators.runtime.saved_model import export_saved_model
+from estimators.tf2.saved_model import export_saved_model
 from tests import export_cases as cases
 
 RECEIVER = build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None, cases.FEATURES])})

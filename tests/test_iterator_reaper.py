@@ -12,9 +12,9 @@ import numpy as np
 import tensorflow as tf
 
 from estimators import RunConfig, TPUConfig, TPUEstimator
-from estimators.runtime import collection
-from estimators.runtime.collection import Held, free_in_background, safe_point
+from estimators.tf2 import collection
 from estimators.tf2 import executor as engine  # the executor makes every input iterator
+from estimators.tf2.collection import Held, free_in_background, safe_point
 from tests import engine_models as m
 
 

@@ -108,7 +108,7 @@ def entered(call: ModelFnCall) -> Iterator[ModelFnCall]:
 @dataclass(frozen=True)
 class OptimizerState:
     """Variable creation happening inside an optimizer's update (its state, never model weights; the variable store
-    names a Keras 3 slot from the slot call itself, runtime/naming.keras_slot)."""
+    names a Keras 3 slot from the slot call itself, tf2/naming.keras_slot)."""
 
     optimizer: Any
 

@@ -9,7 +9,7 @@ TRAIN they run as usual, with the variables they create marked as optimizer stat
 calls (another thread's own optimizer during train()) the wrappers call the original and nothing
 else. The variables an optimizer makes outside its update (Keras 3's and tf_keras's `iterations`,
 learning rate, hyperparameters) are told from model weights where they are created, by the variable
-store (runtime/naming.py: Keras 3's scope stack, tf_keras's own methods on the stack), not here.
+store (tf2/naming.py: Keras 3's scope stack, tf_keras's own methods on the stack), not here.
 A v1 optimizer's compute_gradients is wrapped here too, for compat/gradient_gating.py (no per-op
 gating inside model_fn).
 """

@@ -12,7 +12,7 @@ The guard is keyed on what the engine builds: the variable store guards each var
 (and the engine its global step) with per-variable write methods, set on that variable object and
 its per-replica copies, so no TensorFlow class changes. Outside model_fn calls they call TensorFlow's
 own write and nothing else. The read-only call that reads v1 metric values is not guarded here: it is
-pruned to the values it fetches (runtime/state.py), as a session ran only what its fetches needed.
+pruned to the values it fetches (tf2/state.py), as a session ran only what its fetches needed.
 Optimizers are guarded one level up (optimizer_guard.py).
 """
 

@@ -39,7 +39,7 @@ def split_element(element: Any, mode: str | None = None) -> tuple[Any, Any]:
 
     A tuple or list must be (features, labels); anything else is features alone (labels None).
     """
-    del mode  # the rule is the same in every mode (predict then drops labels off a TPU: runtime/steps.py)
+    del mode  # the rule is the same in every mode (predict then drops labels off a TPU: tf2/steps.py)
     if isinstance(element, (tuple, list)):
         if len(element) != 2:
             raise ValueError(

@@ -42,9 +42,9 @@ from estimators.keras.structure import ModelStructure, is_subclassed
 from estimators.keras.weights import InitialWeights
 from estimators.mode_keys import ModeKeys
 from estimators.run_config import RunConfig, with_session_config
-from estimators.runtime.collection import safe_point
-from estimators.runtime.state import Runtime
 from estimators.specs import TPUEstimatorSpec
+from estimators.tf2.collection import safe_point
+from estimators.tf2.state import Runtime
 from estimators.tpu.cross_shard_optimizer import CrossShardOptimizer
 from estimators.tpu.estimator import TPUEstimator
 

@@ -39,7 +39,7 @@ _KERAS_OPTIMIZERS = {
                  {"accumulated_grad": "accum_grad", "accumulated_delta_var": "accum_var"}),
 }
 _TF_KERAS_SLOTS = {"m": "m", "v": "v", "vhat": "vhat", "velocity": "rms"}  # newer tf_keras optimizers' slot names
-# The engine's TF1 slot suffixes for a Keras optimizer's slots, in order (runtime/naming.py's tf1_slot_name)
+# The engine's TF1 slot suffixes for a Keras optimizer's slots, in order (tf2/naming.py's tf1_slot_name)
 _TF1_SLOT_ORDER = {
     "SGD": ("Momentum", ["momentum"]),
     "Adam": ("Adam", ["momentum", "velocity", "velocity_hat"]),

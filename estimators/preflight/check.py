@@ -25,7 +25,7 @@ from estimators.preflight import inputs
 from estimators.preflight.compile import CoreSteps
 from estimators.preflight.graph_checks import graph_findings
 from estimators.preflight.report import ERROR, Finding, PreflightReport, StepSummary
-from estimators.runtime.collection import safe_point
+from estimators.tf2.collection import safe_point
 
 DEFAULT_CORES = 8  # a TPU v2-8 / v3-8 / v4-8 host: the replica layout TPUEstimator compiled for
 _MODE_ALIASES = {"train": ModeKeys.TRAIN, "eval": ModeKeys.EVAL, "evaluate": ModeKeys.EVAL,

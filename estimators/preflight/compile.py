@@ -4,7 +4,7 @@ The step is the engine's own (ModelFnSteps, as the training and inference loops 
 there are N replicas (so model_fn gets the per-core params and the cross-shard checks apply),
 wrapped in tf.function(jit_compile=True) and lowered to HLO on /cpu:0. Only one replica's step
 is compiled: XLA cannot place MirroredStrategy's per-replica compiled steps on their own
-logical CPUs (see runtime/state.py), and every TPU core runs that same program anyway.
+logical CPUs (see tf2/state.py), and every TPU core runs that same program anyway.
 Variables live in a throwaway variable store: nothing is read from or written to model_dir.
 """
 
@@ -19,8 +19,8 @@ import tensorflow as tf
 from estimators.mode_keys import ModeKeys
 from estimators.preflight.report import ERROR, Finding
 from estimators.preflight.source import exception_line
-from estimators.runtime.state import Runtime
-from estimators.runtime.steps import ModelFnSteps
+from estimators.tf2.state import Runtime
+from estimators.tf2.steps import ModelFnSteps
 
 _DEVICE = "/cpu:0"
 _BUILDERS = {ModeKeys.TRAIN: "train", ModeKeys.EVAL: "evaluate", ModeKeys.PREDICT: "predict"}

@@ -22,10 +22,10 @@ from estimators.compat.input_fn_call import dataset_of_call
 from estimators.distribute.strategy import is_chief
 from estimators.engine_context import EngineContext
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.collection import Held, free_in_background, keep_until_safe, safe_point
-from estimators.runtime.predictions import split_predictions
-from estimators.runtime.state import Runtime
-from estimators.runtime.train_input import StartingOverAtItsEnd, TrainInput
+from estimators.tf2.collection import Held, free_in_background, keep_until_safe, safe_point
+from estimators.tf2.predictions import split_predictions
+from estimators.tf2.state import Runtime
+from estimators.tf2.train_input import StartingOverAtItsEnd, TrainInput
 from estimators.tf2.train_session import TrainSession
 from estimators.training import eval_summaries
 from estimators.training.controller import SIGNAL, TrainController
@@ -342,7 +342,7 @@ class TF2Executor:
     def export(self, path: str, export_dir_base: str, serving_input_receiver_fn: Callable,
                assets_extra: dict | None, as_text: bool, experimental_mode: str) -> bytes:
         """A SavedModel of model_fn (in `experimental_mode`) with the checkpoint at `path`; its directory."""
-        from estimators.runtime.saved_model import export_saved_model
+        from estimators.tf2.saved_model import export_saved_model
 
         ctx = self._ctx
         with safe_point(collect_first=True):

@@ -73,7 +73,7 @@ class InferenceLoopResult(NamedTuple):
 
     steps: int
     ended: bool
-    loss_sum: float  # the losses times their weights (runtime/steps.py InferenceOutputs)
+    loss_sum: float  # the losses times their weights (tf2/steps.py InferenceOutputs)
     count: float  # real rows
     rows: Any
     mask: np.ndarray

@@ -16,7 +16,7 @@ from tensorflow.python.trackable import autotrackable
 from estimators.checkpoint import checkpointer, mapping
 from estimators.checkpoint.checkpointer import Checkpointer
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.state import Runtime
+from estimators.tf2.state import Runtime
 
 
 class PredictModel:

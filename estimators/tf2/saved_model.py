@@ -20,7 +20,7 @@ from estimators import log as logging
 from estimators.export.publish import publish_export
 from estimators.export.serving_graph import trace_signatures
 from estimators.mode_keys import ModeKeys
-from estimators.runtime.predict_model import PredictModel
+from estimators.tf2.predict_model import PredictModel
 
 _PB = tf.saved_model.SAVED_MODEL_FILENAME_PB
 _PBTXT = tf.saved_model.SAVED_MODEL_FILENAME_PBTXT

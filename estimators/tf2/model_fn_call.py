@@ -1,6 +1,6 @@
 """Calling a user's model_fn: the arguments it takes, and the TF1 world it runs in.
 
-Every call gets fresh TF1 names (runtime/naming.py), its own graph collections with the engine's
+Every call gets fresh TF1 names (tf2/naming.py), its own graph collections with the engine's
 global step (compat/collections.py), the train-op guard and ungated v1 gradients
 (compat/optimizer_guard.py, compat/gradient_gating.py), Keras 2's
 `get_updates_for` on Keras layers (compat/keras_updates.py) and Keras's
@@ -22,7 +22,7 @@ from estimators.compat import guards  # noqa: F401 - registers the engine's guar
 from estimators.compat.call_context import ModelFnCall, entered
 from estimators.compat.collections import call_collections
 from estimators.compat.fn_args import bound_model_fn
-from estimators.runtime import naming
+from estimators.tf2 import naming
 
 
 def call_model_fn(model_fn: Callable, args: tuple[str, ...], call: ModelFnCall, features: Any,

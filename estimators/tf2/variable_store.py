@@ -1,7 +1,7 @@
 """Create-once variables for model_fns that build layers, optimizers and metrics on every call.
 
 tf.function traces a model_fn several times (retraces, one call per replica, one per mode). Within
-the store's creator scope, every variable is keyed by its TF1 name (runtime/naming.py): the first
+the store's creator scope, every variable is keyed by its TF1 name (tf2/naming.py): the first
 request creates it, later requests for the same name get the same variable. So train, eval and
 predict share the model's weights, a checkpoint key depends only on what model_fn builds, and the
 keys are the names tf.estimator wrote. Each variable also has a kind: model weights, optimizer
@@ -24,7 +24,7 @@ from tensorflow.python.eager import context
 
 from estimators.compat import write_guard
 from estimators.compat.call_context import creating_optimizer_state, current_call
-from estimators.runtime import naming
+from estimators.tf2 import naming
 
 MODEL = "model"
 OPTIMIZER = "optimizer"

@@ -18,9 +18,9 @@ from estimators.compat.collections import call_collections
 from estimators.compat.metrics import V1MetricResult, pair_values, reset_local_variable
 from estimators.distribute.strategy import is_chief, is_tpu_strategy, spans_workers
 from estimators.mode_keys import ModeKeys
-from estimators.runtime import naming
-from estimators.runtime.steps import ModelFnSteps, StepTrace, check_metrics
-from estimators.runtime.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
+from estimators.tf2 import naming
+from estimators.tf2.steps import ModelFnSteps, StepTrace, check_metrics
+from estimators.tf2.variable_store import GLOBAL_STEP, MODEL, OPTIMIZER, STEP, VariableStore
 from estimators.training.iterations import IterationsPerLoop
 from estimators.training.logging_hook import StepFetches
 from estimators.training.loops import HostCall, InferenceLoop, TrainLoop, engine_checks_unwrapped

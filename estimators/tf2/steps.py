@@ -21,10 +21,10 @@ from estimators.compat.fn_args import model_fn_args
 from estimators.distribute.inputs import split_element
 from estimators.distribute.strategy import is_tpu_strategy
 from estimators.mode_keys import ModeKeys
-from estimators.runtime import keras_inputs
-from estimators.runtime.model_fn_call import call_model_fn
-from estimators.runtime.variable_store import VariableStore
 from estimators.specs import EstimatorSpec, TPUEstimatorSpec, validate_spec
+from estimators.tf2 import keras_inputs
+from estimators.tf2.model_fn_call import call_model_fn
+from estimators.tf2.variable_store import VariableStore
 from estimators.training import logging_hook, train_metrics
 from estimators.training.step_summaries import write_v1_summaries
 
@@ -108,7 +108,7 @@ class ModelFnSteps:
 
         The variable store's scope is entered here, innermost: MirroredStrategy's own creator in
         each replica thread would otherwise serve replicas after the first without asking it.
-        read_only: the call only reads v1 metric values (runtime/state.py prunes it to them), so its writes
+        read_only: the call only reads v1 metric values (tf2/state.py prunes it to them), so its writes
         to saved variables raise no GraphPathNeeded: none of them runs.
         """
         call = ModelFnCall(mode, self._num_replicas, read_only=read_only)
@@ -281,7 +281,7 @@ class ModelFnSteps:
 
         The values are computed in the cross-replica merge_call of each metric (sums over replicas)
         after every update of the evaluation: read them once, after the last batch. The call is pruned
-        to the values (runtime/state.py), so no write of it runs (the metrics' updates included) and any batch
+        to the values (tf2/state.py), so no write of it runs (the metrics' updates included) and any batch
         of the evaluation serves as its input (zero-row batches would not: oneDNN's Conv2D, for one, rejects them).
         """
 

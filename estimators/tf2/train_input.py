@@ -3,7 +3,7 @@
 A train() call continues the stream the previous call left (as one long call would: no shuffle
 buffer refill, the next unseen batch) while it has data; once input_fn's data has ended, the
 next call calls input_fn again and starts over, as a new epoch. When the estimator dies, its live
-iterator is handed to runtime/collection.py, which frees it outside the cycle collector.
+iterator is handed to tf2/collection.py, which frees it outside the cycle collector.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from estimators.runtime.collection import Held, free_in_background, keep_until_safe
+from estimators.tf2.collection import Held, free_in_background, keep_until_safe
 
 
 class TrainInput:
