@@ -7,6 +7,7 @@ step reads it there, rather than from whichever step was traced last.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -115,7 +116,9 @@ class ModelFnSteps:
         params = self._params_for(self._params, batch_size)
         graph = tf.compat.v1.get_default_graph()
         built_before = len(graph.get_operations())
-        with self._store.creator_scope(mode), tf.GradientTape() as accessed:
+        # the trainable variables the call reads, checked to be the store's (the pruned read of metric values is not)
+        accessed = contextlib.nullcontext() if read_only else tf.GradientTape()
+        with self._store.creator_scope(mode), accessed:
             try:
                 spec = call_model_fn(self._model_fn, self._args, call, features, labels, params, self._config,
                                      self._global_step)
@@ -213,7 +216,7 @@ class ModelFnSteps:
         """Refuses a Keras optimizer whose step count would not be saved, or a bare one under several replicas."""
         for applied in call.optimizers:
             counter = getattr(applied.optimizer, "_iterations", None)  # Keras 3's and tf_keras's step count
-            if applied.kind != "v1" and counter is not None and self._store.name_of(counter) is None:
+            if applied.kind != "v1" and counter is not None and not self._store.holds(counter):
                 name = type(applied.optimizer).__name__
                 raise ValueError(
                     f"model_fn applied {name}, an optimizer made outside model_fn: its step count (`iterations`, "

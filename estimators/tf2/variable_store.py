@@ -123,8 +123,7 @@ class VariableStore:
 
     def holds(self, variable: Any) -> bool:
         """Whether a variable (a Keras variable's tf.Variable, or one replica's copy) is one the store created."""
-        variable = getattr(variable, "value", variable) if isinstance(variable, keras.Variable) else variable
-        return id(variable) in self._names_by_id or id(variable) in self._component_ids
+        return self.name_of(variable) is not None or id(variable) in self._component_ids
 
     # -- creating -------------------------------------------------------------------------------------
     @contextlib.contextmanager
