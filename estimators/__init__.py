@@ -29,7 +29,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "estimators.checkpoint.warm_start": ("WarmStartSettings",),
     "estimators.tpu.cross_shard_optimizer": ("CrossShardOptimizer",),
     "estimators.estimator": ("Estimator",),
-    "estimators.exporters": ("BestExporter", "Exporter", "FinalExporter", "LatestExporter"),
+    "estimators.train_eval.exporters": ("BestExporter", "Exporter", "FinalExporter", "LatestExporter"),
     "estimators.export.outputs": ("EvalOutput",),
     "estimators.extenders": ("add_metrics",),
     "estimators.keras.model": ("model_to_estimator",),
@@ -42,7 +42,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "estimators.training.hooks": ("Hook", "SavingListener", "StopAtStepHook"),
     "estimators.training.logging_hook": ("LoggingTensorHook",),
     "estimators.training.preemption": ("EvaluationInterrupted", "TrainingInterrupted"),
-    "estimators.train_eval": ("EvalSpec", "TrainSpec", "train_and_evaluate"),
+    "estimators.train_eval.training": ("EvalSpec", "TrainSpec", "train_and_evaluate"),
 }
 _SUBPACKAGES = ("experimental", "inputs")
 _SOURCES = {name: module for module, names in _MODULES.items() for name in names}

@@ -181,7 +181,7 @@ def test_warm_start_remaps_embedding_rows_by_vocabulary_as_215(tmp_path):
 
 def test_a_tpu_spec_becomes_215s_estimator_spec_off_the_tpu():
     """TPUEstimatorSpec.as_estimator_spec (2.15's model_fn._TPUEstimatorSpec too): metric_fn's dict as metrics."""
-    from estimators import specs
+    from estimators.specs import spec as specs
 
     def metric_fn(labels, predictions):
         return {"mse": tf.compat.v1.metrics.mean_squared_error(labels, predictions)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import pathlib
 
 import pytest
 
@@ -21,6 +22,11 @@ def _methods(cls: type) -> set[str]:
 
 def test_the_estimator_has_fewer_than_25_methods():
     assert len(_methods(Estimator)) < 25, sorted(_methods(Estimator))
+
+
+def test_the_top_level_holds_about_ten_modules_and_every_other_file_lives_in_a_package():
+    top = sorted(path.name for path in (pathlib.Path(__file__).parent.parent / "estimators").glob("*.py"))
+    assert len(top) - 1 <= 10, top  # __init__.py aside
 
 
 def test_tpu_estimator_replaces_no_estimator_member_but_its_constructor_and_argument_check():

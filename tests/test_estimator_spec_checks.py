@@ -1,4 +1,4 @@
-"""EstimatorSpec's checks and defaults when it is built, as tf.estimator 2.15 made them (spec_checks.py)."""
+"""EstimatorSpec's checks and defaults when it is built, as tf.estimator 2.15 made them (estimators/specs/checks.py)."""
 
 import pytest
 import tensorflow as tf

@@ -7,7 +7,7 @@ import tensorflow as tf
 
 from estimators import EvalSpec, TrainSpec, train_and_evaluate
 from estimators.export import build_raw_serving_input_receiver_fn
-from estimators.exporters import (
+from estimators.train_eval.exporters import (
     BestExporter,
     Exporter,
     FinalExporter,

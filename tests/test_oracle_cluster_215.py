@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 
 from estimators import Estimator, EstimatorSpec, EvalSpec, RunConfig, TrainSpec
-from estimators import train_eval as training
+from estimators.train_eval import training
 
 _MASTER_AND_WORKERS = {"ps": ["localhost:1234"], "worker": ["localhost:1235", "localhost:1237"],
                        "master": ["localhost:1236"]}

@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 
 from estimators import Estimator, EstimatorSpec, EvalSpec, RunConfig, TrainSpec
-from estimators import train_eval as training
+from estimators.train_eval import training
 
 CLUSTER = {"chief": ["host0:2222"], "ps": ["host1:2222"], "worker": ["host3:2222", "host4:2222"]}
 

@@ -1,7 +1,7 @@
 """SavedModel export for serving, under tf.estimator.export's names.
 
 The exporters for EvalSpec (tf.estimator.LatestExporter, BestExporter, FinalExporter, Exporter)
-live in estimators.exporters and are re-exported from `estimators`, where tf.estimator had them.
+live in estimators.train_eval.exporters and are re-exported from `estimators`, where tf.estimator had them.
 The supervised receivers and outputs (SupervisedInputReceiver, EvalOutput, TrainOutput, ...) describe
 training and evaluation graphs; a serving export leaves EvalOutput/TrainOutput signatures out, as 2.15 did.
 """

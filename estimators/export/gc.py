@@ -1,7 +1,7 @@
 """Which exports to delete: filters over export folders named by their version (tf.estimator 2.15's gc helpers).
 
 A filter takes a list of `Path(path, export_version)` and returns the ones to keep, sorted;
-`garbage_collect_exports` (exporters.py) deletes `negation(largest_export_versions(n))` of the
+`garbage_collect_exports` (train_eval/exporters.py) deletes `negation(largest_export_versions(n))` of the
 10-digit timestamp folders under an export base.
 """
 

@@ -20,8 +20,8 @@ from estimators.compat.fn_args import bound_model_fn, model_fn_args
 from estimators.graph import hooks as graph_hooks
 from estimators.graph.metric_variables import made_as_metric_variables
 from estimators.mode_keys import ModeKeys
-from estimators.spec_checks import check_estimator_spec
 from estimators.specs import TPUEstimatorSpec, validate_spec
+from estimators.specs.checks import check_estimator_spec
 
 
 @dataclass

@@ -8,8 +8,9 @@ from typing import Any, NamedTuple
 import tensorflow as tf
 
 from estimators import log as logging
-from estimators import path_choice, spec_checks
+from estimators import path_choice
 from estimators.mode_keys import ModeKeys
+from estimators.specs import checks as spec_checks
 from estimators.training.hooks import Hook, checked_hooks
 from estimators.training.host_call import validate_host_call
 
@@ -34,7 +35,7 @@ class _EstimatorSpecFields(NamedTuple):
 
 class EstimatorSpec(_EstimatorSpecFields):
     """The ops a model_fn returns for `mode` (tf.estimator.EstimatorSpec's fields), checked when built, as 2.15
-    checked them (spec_checks.py): a wrong field fails in model_fn, at the line that made the spec.
+    checked them (specs/checks.py): a wrong field fails in model_fn, at the line that made the spec.
 
     `eval_metric_ops` maps names to tf.compat.v1.metrics (value, update_op) pairs or Keras metrics that model_fn
     updated itself. Scaffolds and SessionRunHooks put the model_fn on the graph path (estimators/graph/); a spec

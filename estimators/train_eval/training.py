@@ -21,7 +21,7 @@ import tensorflow as tf
 from tensorflow.python.training import basic_session_run_hooks, server_lib
 
 from estimators.distribute.tf_config import CHIEF, EVALUATOR, MASTER, WORKER
-from estimators.exporters import validate_exporters
+from estimators.train_eval.exporters import validate_exporters
 from estimators.training.hooks import Hook, SavingListener
 from estimators.training.preemption import EvaluationInterrupted, TrainingInterrupted
 
