@@ -321,12 +321,18 @@ def _replaced(before: dict, now: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["train", "evaluate"])
-def test_another_thread_sees_only_the_known_guards_swapped_during_a_call_and_none_after(tmp_path, mode):
-    known = [name for names in _STILL_REPLACED_DURING_TRAIN.values() for name in names]
+@pytest.mark.parametrize("seed", [None, 42])
+def test_another_thread_sees_only_the_known_guards_swapped_during_a_call_and_none_after(tmp_path, mode, seed):
+    """random_seed's guard acts only under RunConfig(tf_random_seed=...): an unseeded call leaves Keras's
+    `random` reference alone."""
+    guards = {name for name in _STILL_REPLACED_DURING_TRAIN if seed is not None or name != "random_seed"}
+    known = [name for guard in guards for name in _STILL_REPLACED_DURING_TRAIN[guard]]
     if _import_if_present("tf_keras.src.engine.base_layer") is not None:
         _tf_keras_optimizers()
-        known += [name for names in _STILL_REPLACED_WITH_TF_KERAS.values() for name in names]
+        known += [name for guard, names in _STILL_REPLACED_WITH_TF_KERAS.items() for name in names
+                  if seed is not None or guard != "random_seed"]
     before = _code_attributes()
-    results = _while_model_fn_runs(tmp_path, mode, lambda out: out.update(during=_code_attributes()))
+    results = _while_model_fn_runs(tmp_path, mode, lambda out: out.update(during=_code_attributes()),
+                                   tf_random_seed=seed)
     assert _replaced(before, results["during"]) == sorted(known)
     assert _replaced(before, _code_attributes()) == []

@@ -10,7 +10,8 @@ Keras's seeds: Keras 3 layers (and tf_keras's) draw their initializer and dropou
 threads (the calling one, and replica threads inside model_fn calls) from a private `random.Random(seed)`
 and every other thread from Python's own stream. Python's and NumPy's global streams are never
 seeded or drawn from by the engine: another thread's draws during train() are its own, as with
-2.15, which seeded its own graph and never touched them.
+2.15, which seeded its own graph and never touched them. An unseeded call (RunConfig's default) replaces
+nothing: Keras's reference stays Python's `random` module.
 """
 
 from __future__ import annotations
@@ -63,8 +64,11 @@ _ENGINE_RANDOM = _EngineRandom()
 
 
 def route_keras_random() -> None:
-    """Keras's `random` references answer from the engine's streams until the outermost engine call ends
-    (installed with the guards, scoped_patches.engine_call: tf_keras may be imported inside model_fn)."""
+    """While a seeded call runs, Keras's `random` references answer from the engine's streams until the outermost
+    engine call ends (run by `seeded` and, for a tf_keras imported inside model_fn, with the guards at each engine
+    call). Without a seed nothing is replaced: Keras draws from Python's `random` as it always does."""
+    if not _streams:
+        return
     for module_name, attribute in _KERAS_RANDOM:
         module = sys.modules.get(module_name)
         if module is not None and vars(module).get(attribute) is random:
@@ -86,6 +90,7 @@ def seeded(seed: int | None) -> Iterator[None]:
         own.append(stream)
         with _streams_lock:
             _streams.append(stream)
+        route_keras_random()
         # What keras.utils.set_random_seed does, but Python's and NumPy's global streams: Keras's state is per thread.
         global_state.set_global_attribute(GLOBAL_RANDOM_SEED, int(seed))
         global_state.set_global_attribute(GLOBAL_SEED_GENERATOR, None)

@@ -41,12 +41,14 @@ class _Patch:
 
 
 def replace(owner: Any, name: str, replacement: Any) -> None:
-    """Sets owner.name to `replacement` until the outermost engine call ends (for installers only)."""
-    if _depth <= 0:
-        raise RuntimeError(f"{name} may only be replaced inside an engine call (scoped_patches.engine_call).")
-    original = vars(owner).get(name, _ABSENT)
-    setattr(owner, name, replacement)
-    _applied.append(_Patch(owner, name, original, replacement))
+    """Sets owner.name to `replacement` until the outermost engine call ends (installers, and a guard that an engine
+    call turns on for itself: random_seed's, under a seed)."""
+    with _lock:
+        if _depth <= 0:
+            raise RuntimeError(f"{name} may only be replaced inside an engine call (scoped_patches.engine_call).")
+        original = vars(owner).get(name, _ABSENT)
+        setattr(owner, name, replacement)
+        _applied.append(_Patch(owner, name, original, replacement))
 
 
 def _restore() -> None:
