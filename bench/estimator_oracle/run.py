@@ -36,6 +36,11 @@ PYOURS = os.environ.get("ORACLE_PYTHON") or os.path.join(REPO, ".venv", "bin", "
 CACHE = os.path.join(HERE, "passing_215.json")
 FAILURES = os.path.join(HERE, "failures.txt")
 REASONS = os.path.join(HERE, "reasons.txt")
+# Keras 3's own column (--keras3): failures only plain Keras 3 has, read after reasons.txt
+REASONS_KERAS3 = os.path.join(HERE, "reasons_keras3.txt")
+# a file of a traceback in our package or in an upstream test (pytest's and "in user code" frames alike)
+LAST_EXCEPTION = re.compile(r"[\w.]+(Error|Exception|Exit): ")
+TRACEBACK_FILE = re.compile(r"(?<![\w-])(?:[\w./-]*/)?(estimators|upstream)/[\w/]+\.py\b")
 # a TF1/TensorFlow internal a TF 2.21 engine cannot honour; a difference kept on purpose (the reason says what
 # it protects); a behaviour difference still to fix
 VERDICTS = ("may stay", "deliberate", "open")
@@ -108,7 +113,9 @@ def _short(text: str | None) -> str:
 
 
 def parse_junit(path: str, file: str) -> dict[str, dict]:
-    """test id -> {"status": passed|failed|error|skipped, "error": first line}."""
+    """test id -> {"status": passed|failed|error|skipped, "error": first line, "raised_in_test": whether
+    the innermost traceback frame that is ours or the test's is the test's (it raised it, calling TensorFlow or Keras
+    itself: a model_fn of the test calling tf.layers under Keras 3), not estimators/'}."""
     out: dict[str, dict] = {}
     stem = os.path.splitext(os.path.basename(file))[0]
     for case in ET.parse(path).getroot().iter("testcase"):
@@ -116,10 +123,16 @@ def parse_junit(path: str, file: str) -> dict[str, dict]:
         cls = classname.rsplit(".", 1)[-1] if classname.rsplit(".", 1)[-1] != stem else ""
         name = case.get("name", "")
         test_id = f"{file}::{cls + '::' if cls else ''}{name}"
-        status, error = "passed", ""
+        status, error, raised_in_test, last = "passed", "", False, ""
         for child in case:
             if child.tag in ("failure", "error"):
                 status = "failed" if child.tag == "failure" else "error"
+                owners = [m.group(1) for m in TRACEBACK_FILE.finditer(child.text or "")]
+                raised_in_test = bool(owners) and owners[-1] == "upstream"
+                # the exception itself, where the first line is a wrapper's ("in user code:" of a tf.function)
+                raised = [ln[1:].strip() for ln in (child.text or "").splitlines()
+                          if ln.startswith("E ") and LAST_EXCEPTION.match(ln[1:].strip())]
+                last = raised[-1][:300] if raised else ""
                 error = _short(child.get("message")) or _short(child.text)
                 if error in ("collection failure", "failed on setup with") or not error:
                     # pytest's placeholder: the exception is the last "E   " line of the report
@@ -130,7 +143,7 @@ def parse_junit(path: str, file: str) -> dict[str, dict]:
                 status, error = "skipped", _short(child.get("message"))
         if name == stem or (not classname and status == "error"):  # a collection error
             test_id = f"{file}::<collection>"
-        out[test_id] = {"status": status, "error": error}
+        out[test_id] = {"status": status, "error": error, "raised_in_test": raised_in_test, "last": last}
     return out
 
 
@@ -184,6 +197,15 @@ def run_half(label: str, python: str, shim: bool, files: list[str], timeout: int
     return out
 
 
+def _reused(outdir: str, file: str) -> dict:
+    """One file's ours result from an earlier run's XML (run_file's shape; a missing XML is the file's error)."""
+    xml = os.path.join(outdir, file.replace("/", "__") + ".xml")
+    results = parse_junit(xml, file) if os.path.exists(xml) else {}
+    if not results:
+        results = {f"{file}::<run>": {"status": "error", "error": f"no junit XML in {outdir}"}}
+    return {"seconds": 0.0, "rc": "reused", "results": results}
+
+
 def _versions(python: str, shim: bool) -> str:
     code = ("import tensorflow as tf; print('tensorflow', tf.__version__)" if shim else
             "import tensorflow as tf, importlib.metadata as m; "
@@ -211,9 +233,11 @@ def kind(error: str) -> str:
     return text[:200]
 
 
-def coarse(error: str) -> str:
+def coarse(error: str, raised_in_test: bool = False) -> str:
     """A broad cause, for the summary: what kind of difference from 2.15 the error shows."""
     e = error or ""
+    if raised_in_test and not e.startswith("AssertionError"):
+        return f"the test's own code raised {e.split(':', 1)[0][:40]} (calling TensorFlow/Keras, not us)"
     if re.match(r"(AttributeError|ImportError): .*(module 'tensorflow_estimator|from 'tensorflow_estimator)", e):
         return "a 2.15 name the test uses is missing here (AttributeError/ImportError on the shim module)"
     if re.match(r"(ImportError|ModuleNotFoundError): .*'tensorflow\.", e) or "No module named 'tensorflow." in e:
@@ -231,9 +255,11 @@ def coarse(error: str) -> str:
     return f"other: {e.split(':', 1)[0][:60]}"
 
 
-def read_reasons(path: str) -> dict[str, tuple[str, str]]:
-    """reasons.txt: `test id or prefix<TAB>verdict<TAB>reason` lines (verdict one of VERDICTS); # comments."""
-    reasons = {}
+def read_reasons(path: str, reasons: dict[str, tuple[str, str]] | None = None) -> dict[str, tuple[str, str]]:
+    """reasons.txt: `test id or prefix<TAB>verdict<TAB>reason` lines (verdict one of VERDICTS); # comments.
+    A key `error:<text>` matches a failure whose first error line holds <text> and that the test's own code raised
+    (parse_junit's raised_in_test), whatever the test. Lines add to `reasons` when given."""
+    reasons = {} if reasons is None else reasons
     with open(path) as f:
         for number, line in enumerate(f, 1):
             if not line.strip() or line.startswith("#"):
@@ -245,12 +271,23 @@ def read_reasons(path: str) -> dict[str, tuple[str, str]]:
     return reasons
 
 
-def reason_for(test: str, reasons: dict[str, tuple[str, str]]) -> tuple[str, str]:
-    """The verdict and reason for a failing test: its own line, else the longest prefix that matches it."""
+_ERROR_KEY = "error:"
+
+
+def reason_for(test: str, reasons: dict[str, tuple[str, str]], error: str = "",
+               raised_in_test: bool = False) -> tuple[str, str]:
+    """The verdict and reason for a failing test: its own line, else the longest prefix that matches it, else an
+    `error:` line whose text its error holds (only for an error the test's own code raised)."""
     if test in reasons:
         return reasons[test]
-    prefixes = [key for key in reasons if test.startswith(key)]
-    return reasons[max(prefixes, key=len)] if prefixes else ("unexplained", "no line in reasons.txt")
+    prefixes = [key for key in reasons if not key.startswith(_ERROR_KEY) and test.startswith(key)]
+    if prefixes:
+        return reasons[max(prefixes, key=len)]
+    if raised_in_test:
+        for key, reason in reasons.items():
+            if key.startswith(_ERROR_KEY) and key[len(_ERROR_KEY):] in error:
+                return reason
+    return ("unexplained", "no line in reasons.txt")
 
 
 def _headline(rows: list[tuple], files: list[str], what: str) -> str:
@@ -271,6 +308,8 @@ def main() -> int:
     parser.add_argument("--failures", default=FAILURES,
                         help="where to write the grouped failures (default failures.txt)")
     parser.add_argument("--keep", help="folder for the XML and logs (default: a new temporary folder)")
+    parser.add_argument("--reuse", help="a --keep folder of an earlier run: verdicts again from its ours XML, "
+                                        "nothing run (after editing reasons.txt)")
     args = parser.parse_args()
     files = args.files.split(",") if args.files else [f for f in FILES + CANNED_FILES if f not in DEFAULT_SKIPPED]
 
@@ -302,13 +341,16 @@ def main() -> int:
             f.write("\n")
     print(f"ours half: {_versions(PYOURS, True)}{'' if args.keras3 else ' (TF_USE_LEGACY_KERAS=1)'}", flush=True)
     ours_start = time.monotonic()
-    ours = run_half("ours", PYOURS, True, files, args.timeout, args.keras3,
-                    args.keep and os.path.join(args.keep, "ours"))
+    if args.reuse:
+        ours = {file: _reused(os.path.join(args.reuse, "ours"), file) for file in files}
+    else:
+        ours = run_half("ours", PYOURS, True, files, args.timeout, args.keras3,
+                        args.keep and os.path.join(args.keep, "ours"))
     ours_seconds = time.monotonic() - ours_start
 
     total_ref = total_ok = 0
     rows = []
-    failures: dict[str, list[tuple[str, str]]] = collections.defaultdict(list)
+    failures: dict[str, list[tuple[str, str, bool]]] = collections.defaultdict(list)
     for file in files:
         passed_215 = cache["files"][file]["passed"]
         res = ours[file]["results"]
@@ -320,13 +362,17 @@ def main() -> int:
             if got and got["status"] == "passed":
                 ok += 1
                 continue
+            raised_in_test = False  # unless its traceback shows it
             if got:
                 error = got["error"] if got["status"] != "skipped" else f"skipped here: {got['error']}"
+                raised_in_test = got["status"] != "skipped" and got.get("raised_in_test", False)
+                if raised_in_test and got.get("last") and got["last"] not in error:
+                    error = f"{error} ... {got['last']}"
             elif whole_file:
                 error = whole_file["error"]
             else:
                 error = "not collected here"
-            failures[kind(error)].append((test, error))
+            failures[kind(error)].append((test, error, raised_in_test))
         total_ref += len(passed_215)
         total_ok += ok
         rows.append((file, len(passed_215), ok, cache["files"][file]["seconds"], ours[file]["seconds"]))
@@ -346,11 +392,13 @@ def main() -> int:
     groups = sorted(failures.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     broad = collections.Counter()
     reasons = read_reasons(REASONS)
+    if args.keras3:
+        read_reasons(REASONS_KERAS3, reasons)
     verdicts = collections.Counter()
     for tests in failures.values():
-        for test, error in tests:
-            broad[coarse(error)] += 1
-            verdicts[reason_for(test, reasons)[0]] += 1
+        for test, error, raised_in_test in tests:
+            broad[coarse(error, raised_in_test)] += 1
+            verdicts[reason_for(test, reasons, error, raised_in_test)[0]] += 1
     tally = ", ".join(f"{verdicts[v]} {v}" for v in (*VERDICTS, "unexplained"))
     with open(args.failures, "w") as f:
         f.write(f"# {headline}\n# verdicts (reasons.txt): {tally}\n# broad causes:\n")
@@ -360,8 +408,8 @@ def main() -> int:
                 "(id  first line of its error), each with its verdict and reason\n\n")
         for k, tests in groups:
             f.write(f"## {len(tests)}  {k}\n")
-            for test, error in sorted(tests):
-                verdict, why = reason_for(test, reasons)
+            for test, error, raised_in_test in sorted(tests):
+                verdict, why = reason_for(test, reasons, error, raised_in_test)
                 f.write(f"{test}  {error}\n    -> {verdict}: {why}\n")
             f.write("\n")
     print("\nbroad causes:")
