@@ -38,8 +38,9 @@ FAILURES = os.path.join(HERE, "failures.txt")
 REASONS = os.path.join(HERE, "reasons.txt")
 # Keras 3's own column (--keras3): failures only plain Keras 3 has, read after reasons.txt
 REASONS_KERAS3 = os.path.join(HERE, "reasons_keras3.txt")
-# a file of a traceback in our package or in an upstream test (pytest's and "in user code" frames alike)
+# a reported line that is an exception itself ("ValueError: ...")
 LAST_EXCEPTION = re.compile(r"[\w.]+(Error|Exception|Exit): ")
+# a file of a traceback in our package or in an upstream test (pytest's and "in user code" frames alike)
 TRACEBACK_FILE = re.compile(r"(?<![\w-])(?:[\w./-]*/)?(estimators|upstream)/[\w/]+\.py\b")
 # a TF1/TensorFlow internal a TF 2.21 engine cannot honour; a difference kept on purpose (the reason says what
 # it protects); a behaviour difference still to fix
@@ -127,17 +128,17 @@ def parse_junit(path: str, file: str) -> dict[str, dict]:
         for child in case:
             if child.tag in ("failure", "error"):
                 status = "failed" if child.tag == "failure" else "error"
-                owners = [m.group(1) for m in TRACEBACK_FILE.finditer(child.text or "")]
+                text = child.text or ""
+                owners = [m.group(1) for m in TRACEBACK_FILE.finditer(text)]
                 raised_in_test = bool(owners) and owners[-1] == "upstream"
+                reported = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ")]  # pytest's "E   " lines
                 # the exception itself, where the first line is a wrapper's ("in user code:" of a tf.function)
-                raised = [ln[1:].strip() for ln in (child.text or "").splitlines()
-                          if ln.startswith("E ") and LAST_EXCEPTION.match(ln[1:].strip())]
+                raised = [ln for ln in reported if LAST_EXCEPTION.match(ln)]
                 last = raised[-1][:300] if raised else ""
                 error = _short(child.get("message")) or _short(child.text)
                 if error in ("collection failure", "failed on setup with") or not error:
                     # pytest's placeholder: the exception is the last "E   " line of the report
-                    lines = [ln[1:].strip() for ln in (child.text or "").splitlines() if ln.startswith("E ")]
-                    error = (lines[-1] if lines else error)[:300]
+                    error = (reported[-1] if reported else error)[:300]
                 break
             if child.tag == "skipped":
                 status, error = "skipped", _short(child.get("message"))
@@ -365,7 +366,7 @@ def main() -> int:
             raised_in_test = False  # unless its traceback shows it
             if got:
                 error = got["error"] if got["status"] != "skipped" else f"skipped here: {got['error']}"
-                raised_in_test = got["status"] != "skipped" and got.get("raised_in_test", False)
+                raised_in_test = got.get("raised_in_test", False)  # False for a skip (no traceback)
                 if raised_in_test and got.get("last") and got["last"] not in error:
                     error = f"{error} ... {got['last']}"
             elif whole_file:
